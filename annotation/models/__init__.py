@@ -1,0 +1,29 @@
+from .content import Task, ToolEnv, Trajectory
+from .project import Membership, Project, Role
+from .work import (
+    Annotation,
+    AnnotationRevision,
+    Assignment,
+    AssignmentStatus,
+    ImportJob,
+    Item,
+    ItemKind,
+    ItemState,
+)
+
+__all__ = [
+    "Annotation",
+    "AnnotationRevision",
+    "Assignment",
+    "AssignmentStatus",
+    "ImportJob",
+    "Item",
+    "ItemKind",
+    "ItemState",
+    "Membership",
+    "Project",
+    "Role",
+    "Task",
+    "ToolEnv",
+    "Trajectory",
+]

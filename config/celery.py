@@ -1,0 +1,11 @@
+"""The Celery app. Workers run `celery -A config worker`; the demo runs tasks eagerly."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("arbiter")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()
