@@ -28,9 +28,7 @@ MANAGERS = (Role.MANAGER,)
 def role_in(user, project: Project) -> str | None:
     if not user.is_authenticated:
         return None
-    return (
-        Membership.objects.filter(user=user, project=project).values_list("role", flat=True).first()
-    )
+    return Membership.objects.filter(user=user, project=project).values_list("role", flat=True).first()
 
 
 def projects_for(user) -> QuerySet[Project]:

@@ -59,7 +59,16 @@ class TrajectoryAdmin(admin.ModelAdmin):
 
 @admin.register(Item)
 class ItemAdmin(admin.ModelAdmin):
-    list_display = ["external_id", "project", "kind", "state", "stratum", "priority", "overlap", "n_annotations"]
+    list_display = [
+        "external_id",
+        "project",
+        "kind",
+        "state",
+        "stratum",
+        "priority",
+        "overlap",
+        "n_annotations",
+    ]
     list_filter = ["project", "kind", "state", "stratum"]
     search_fields = ["external_id"]
     raw_id_fields = ["task", "trajectory_first", "trajectory_second"]

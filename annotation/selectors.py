@@ -31,15 +31,18 @@ def item_list(*, project: Project, state: str = "", stratum: str = "") -> QueryS
 
 def item_for_labeling(*, project: Project, item_id: int) -> Item:
     """One item with everything its labeling page shows, in one query."""
-    return (
-        Item.objects.select_related("project", "task", "task__tool_env", "trajectory_first", "trajectory_second")
-        .get(project=project, pk=item_id)
-    )
+    return Item.objects.select_related(
+        "project", "task", "task__tool_env", "trajectory_first", "trajectory_second"
+    ).get(project=project, pk=item_id)
 
 
 def annotation_list(*, project: Project, user, role: str) -> QuerySet[Annotation]:
     """Reviewers and managers see every label of the project; annotators only their own."""
-    qs = Annotation.objects.filter(item__project=project).select_related("item", "annotator").order_by("-created_at")
+    qs = (
+        Annotation.objects.filter(item__project=project)
+        .select_related("item", "annotator")
+        .order_by("-created_at")
+    )
     if role not in STAFF_ROLES:
         qs = qs.filter(annotator=user)
     return qs

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 
 import dj_database_url
@@ -24,14 +25,23 @@ def env_list(name: str, default: str) -> list[str]:
     return [part.strip() for part in os.environ.get(name, default).split(",") if part.strip()]
 
 
-DEMO_SECRET_KEY = "arbiter-demo-only-secret-key-do-not-use-in-production"
+def local_secret_key() -> str:
+    """The demo's key: random per installation, kept under var/, never in the repository."""
+    path = VAR_DIR / "secret_key"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
 DEBUG = env_bool("DEBUG", False)
 PRODUCTION = env_bool("ARBITER_PRODUCTION", False)
-SECRET_KEY = os.environ.get("SECRET_KEY", DEMO_SECRET_KEY)
-if PRODUCTION and SECRET_KEY == DEMO_SECRET_KEY:
-    raise ImproperlyConfigured(
-        "ARBITER_PRODUCTION is set but SECRET_KEY is the demo default; set a real SECRET_KEY."
-    )
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if PRODUCTION:
+        raise ImproperlyConfigured("ARBITER_PRODUCTION is set: SECRET_KEY must come from the environment.")
+    SECRET_KEY = local_secret_key()
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")

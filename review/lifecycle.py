@@ -26,9 +26,17 @@ class IllegalTransition(ValueError):
     pass
 
 
-def audit_log_write(*, project_id: int, actor, action: str, item: Item | None = None,
-                    from_state: str = "", to_state: str = "", reason: str = "",
-                    data: dict | None = None) -> AuditLog:
+def audit_log_write(
+    *,
+    project_id: int,
+    actor,
+    action: str,
+    item: Item | None = None,
+    from_state: str = "",
+    to_state: str = "",
+    reason: str = "",
+    data: dict | None = None,
+) -> AuditLog:
     return AuditLog.objects.create(
         project_id=project_id,
         item=item,
@@ -59,8 +67,14 @@ def item_transition(*, item: Item, to_state: str, actor, reason: str, data: dict
         update_fields.append("discard_reason")
     item.save(update_fields=update_fields)
     audit_log_write(
-        project_id=item.project_id, item=item, actor=actor, action="state",
-        from_state=from_state, to_state=to_state, reason=reason, data=data,
+        project_id=item.project_id,
+        item=item,
+        actor=actor,
+        action="state",
+        from_state=from_state,
+        to_state=to_state,
+        reason=reason,
+        data=data,
     )
     return item
 

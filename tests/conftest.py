@@ -18,3 +18,12 @@ def _media_in_tmp(settings, tmp_path):
     """Uploaded and imported files land in a per-test folder."""
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.UPLOAD_ROOT = tmp_path / "uploads"
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """One test database per pytest process, so that runs sharing a server do not collide."""
+    from django.conf import settings
+
+    for db in settings.DATABASES.values():
+        db.setdefault("TEST", {})["NAME"] = f"test_{db['NAME']}_{os.getpid()}"

@@ -16,6 +16,7 @@ class UserFactory(factory.django.DjangoModelFactory):
         skip_postgeneration_save = True
 
     username = factory.Sequence(lambda n: f"user{n}")
+
     @factory.post_generation
     def password(self, create, extracted, **kwargs):
         self.set_password(extracted or "pw-for-tests")
@@ -59,8 +60,13 @@ class TaskFactory(factory.django.DjangoModelFactory):
 
 def _messages(text: str) -> list[dict]:
     return [
-        {"role": "assistant", "content": None,
-         "tool_calls": [{"id": "call_1", "name": "search_flights", "arguments": {"from": "SFO", "to": "JFK"}}]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "call_1", "name": "search_flights", "arguments": {"from": "SFO", "to": "JFK"}}
+            ],
+        },
         {"role": "tool", "tool_call_id": "call_1", "name": "search_flights", "content": '{"cheapest": 199}'},
         {"role": "assistant", "content": text},
     ]

@@ -40,7 +40,9 @@ class Task(models.Model):
     metadata = models.JSONField(default=dict, blank=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["project", "content_hash"], name="task_hash_per_project")]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "content_hash"], name="task_hash_per_project")
+        ]
 
     def __str__(self) -> str:
         return self.instruction[:80] or f"task {self.pk}"
@@ -48,10 +50,14 @@ class Task(models.Model):
 
 class Trajectory(models.Model):
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="trajectories")
-    task = models.ForeignKey(Task, null=True, blank=True, on_delete=models.CASCADE, related_name="trajectories")
+    task = models.ForeignKey(
+        Task, null=True, blank=True, on_delete=models.CASCADE, related_name="trajectories"
+    )
     messages = models.JSONField(default=list)
     source = models.JSONField(default=dict, blank=True)
-    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children")
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children"
+    )
     # Derived once at write time (see annotation.trajectory_stats).
     n_turns = models.PositiveIntegerField(default=0)
     n_tool_calls = models.PositiveIntegerField(default=0)

@@ -84,8 +84,12 @@ class Assignment(models.Model):
     """A lease of one annotation slot of an item to one annotator."""
 
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
-    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
-    status = models.CharField(max_length=16, choices=AssignmentStatus.choices, default=AssignmentStatus.ACTIVE)
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments"
+    )
+    status = models.CharField(
+        max_length=16, choices=AssignmentStatus.choices, default=AssignmentStatus.ACTIVE
+    )
     leased_at = models.DateTimeField()
     expires_at = models.DateTimeField()
     # The order the annotator sees the candidates in, e.g. ["second", "first"] = A is `second`.
@@ -105,7 +109,9 @@ class Assignment(models.Model):
 
 class Annotation(models.Model):
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="annotations")
-    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="annotations")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="annotations"
+    )
     assignment = models.ForeignKey(Assignment, null=True, blank=True, on_delete=models.SET_NULL)
     label = models.JSONField()  # validated against the item kind's schema (annotation.labels)
     rationale = models.TextField(blank=True)
@@ -118,7 +124,9 @@ class Annotation(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["item", "annotator"], name="one_annotation_per_annotator")]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "annotator"], name="one_annotation_per_annotator")
+        ]
 
     def __str__(self) -> str:
         return f"{self.annotator} on {self.item}"
@@ -136,6 +144,9 @@ class AnnotationRevision(models.Model):
 
     class Meta:
         ordering = ["annotation", "version"]
+
+    def __str__(self) -> str:
+        return f"{self.annotation} v{self.version}"
 
 
 class ImportJob(models.Model):
@@ -162,3 +173,6 @@ class ImportJob(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.filename} ({self.status})"

@@ -52,8 +52,15 @@ def annotation_submit(
         return SubmitResult(existing, created=False)
     try:
         return SubmitResult(
-            _submit(item=item, annotator=annotator, label=label, client_id=client_id,
-                    rationale=rationale, seconds_spent=seconds_spent, flagged=flagged),
+            _submit(
+                item=item,
+                annotator=annotator,
+                label=label,
+                client_id=client_id,
+                rationale=rationale,
+                seconds_spent=seconds_spent,
+                flagged=flagged,
+            ),
             created=True,
         )
     except IntegrityError as exc:
@@ -71,12 +78,17 @@ def _submit(*, item, annotator, label, client_id, rationale, seconds_spent, flag
     assignment = Assignment.objects.filter(item=item, annotator=annotator).first()
     if assignment is None:
         raise SubmitError("This item is not assigned to you; take it from the queue.", status=409)
-    if assignment.status == AssignmentStatus.SUBMITTED or item.annotations.filter(annotator=annotator).exists():
+    if (
+        assignment.status == AssignmentStatus.SUBMITTED
+        or item.annotations.filter(annotator=annotator).exists()
+    ):
         raise SubmitError("You already labeled this item; edit your label instead.", status=409)
     if assignment.status == AssignmentStatus.SKIPPED:
         raise SubmitError("You skipped this item.", status=409)
     if item.state not in OPEN_STATES:
-        raise SubmitError(f"This item is {item.get_state_display().lower()} and takes no more labels.", status=409)
+        raise SubmitError(
+            f"This item is {item.get_state_display().lower()} and takes no more labels.", status=409
+        )
     now = timezone.now()
     annotation = Annotation.objects.create(
         item=item,
@@ -94,8 +106,13 @@ def _submit(*, item, annotator, label, client_id, rationale, seconds_spent, flag
     assignment.save(update_fields=["status", "finished_at"])
     Item.objects.filter(pk=item.pk).update(n_annotations=F("n_annotations") + 1)
     item.refresh_from_db(fields=["n_annotations"])
-    audit_log_write(project_id=item.project_id, item=item, actor=annotator, action="annotate",
-                    data={"annotation": annotation.pk})
+    audit_log_write(
+        project_id=item.project_id,
+        item=item,
+        actor=annotator,
+        action="annotate",
+        data={"annotation": annotation.pk},
+    )
     item_settle(item=item, actor=annotator)
     return annotation
 
@@ -110,12 +127,15 @@ def validate_label_or_raise(*, item: Item, label) -> None:
 
 
 @transaction.atomic
-def annotation_edit(*, annotation: Annotation, editor, label: dict, rationale: str,
-                    expected_version: int) -> Annotation:
+def annotation_edit(
+    *, annotation: Annotation, editor, label: dict, rationale: str, expected_version: int
+) -> Annotation:
     """Change a label while its item is still being annotated. The old content becomes a
     revision; a stale `expected_version` is refused, never merged."""
     annotation = (
-        Annotation.objects.select_for_update(of=("self",)).select_related("item__project").get(pk=annotation.pk)
+        Annotation.objects.select_for_update(of=("self",))
+        .select_related("item__project")
+        .get(pk=annotation.pk)
     )
     if annotation.annotator_id != editor.pk:
         raise SubmitError("Only the annotator can edit their own label.", status=403)
@@ -128,13 +148,21 @@ def annotation_edit(*, annotation: Annotation, editor, label: dict, rationale: s
         raise SubmitError("The item is settled; labels can no longer be edited.", status=409)
     validate_label_or_raise(item=annotation.item, label=label)
     AnnotationRevision.objects.create(
-        annotation=annotation, version=annotation.version, label=annotation.label,
-        rationale=annotation.rationale, edited_by=editor,
+        annotation=annotation,
+        version=annotation.version,
+        label=annotation.label,
+        rationale=annotation.rationale,
+        edited_by=editor,
     )
     annotation.label = label
     annotation.rationale = rationale.strip()
     annotation.version += 1
     annotation.save(update_fields=["label", "rationale", "version", "updated_at"])
-    audit_log_write(project_id=annotation.item.project_id, item=annotation.item, actor=editor,
-                    action="edit", data={"annotation": annotation.pk, "version": annotation.version})
+    audit_log_write(
+        project_id=annotation.item.project_id,
+        item=annotation.item,
+        actor=editor,
+        action="edit",
+        data={"annotation": annotation.pk, "version": annotation.version},
+    )
     return annotation

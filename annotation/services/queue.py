@@ -25,9 +25,11 @@ def lease_seconds() -> int:
 
 def _slots_taken(item_id: int, now) -> int:
     """Submitted annotations plus live leases of other annotators."""
-    return Assignment.objects.filter(item_id=item_id).filter(
-        Q(status=AssignmentStatus.SUBMITTED) | Q(status=AssignmentStatus.ACTIVE, expires_at__gt=now)
-    ).count()
+    return (
+        Assignment.objects.filter(item_id=item_id)
+        .filter(Q(status=AssignmentStatus.SUBMITTED) | Q(status=AssignmentStatus.ACTIVE, expires_at__gt=now))
+        .count()
+    )
 
 
 def _candidates(project: Project, annotator, now, exclude: list[int]):
@@ -98,8 +100,13 @@ def _lease(*, item: Item, annotator, now) -> Assignment:
             "finished_at": None,
         },
     )
-    audit_log_write(project_id=item.project_id, item=item, actor=annotator, action="assign",
-                    data={"expires_at": expires.isoformat()})
+    audit_log_write(
+        project_id=item.project_id,
+        item=item,
+        actor=annotator,
+        action="assign",
+        data={"expires_at": expires.isoformat()},
+    )
     return assignment
 
 
@@ -116,6 +123,7 @@ def assignment_skip(*, assignment: Assignment, actor, reason: str) -> Assignment
     assignment.skip_reason = reason
     assignment.finished_at = timezone.now()
     assignment.save(update_fields=["status", "skip_reason", "finished_at"])
-    audit_log_write(project_id=assignment.item.project_id, item=assignment.item, actor=actor,
-                    action="skip", reason=reason)
+    audit_log_write(
+        project_id=assignment.item.project_id, item=assignment.item, actor=actor, action="skip", reason=reason
+    )
     return assignment
