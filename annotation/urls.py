@@ -1,6 +1,6 @@
 from django.urls import path
 
-from .views import browse, imports, labeling, projects
+from .views import browse, imports, labeling, members, projects
 
 urlpatterns = [
     path("", projects.home, name="home"),
@@ -14,6 +14,8 @@ urlpatterns = [
         labeling.message_body,
         name="message_body",
     ),
+    path("p/<slug:slug>/members/", members.member_list, name="member_list"),
+    path("p/<slug:slug>/members/<int:membership_id>/remove/", members.member_remove, name="member_remove"),
     path("p/<slug:slug>/labels/", browse.my_labels, name="my_labels"),
     path("p/<slug:slug>/import/", imports.import_upload, name="import_upload"),
     path("p/<slug:slug>/import/<int:job_id>/", imports.import_status, name="import_status"),

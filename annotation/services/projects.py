@@ -1,0 +1,56 @@
+"""Project membership: who holds which role."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from annotation.models import Membership, Project, Role
+from review.lifecycle import audit_log_write
+
+
+class MembershipError(ValueError):
+    pass
+
+
+@transaction.atomic
+def membership_set(*, project: Project, actor, username: str, role: str) -> Membership:
+    """Add `username` to the project with `role`, or change their role."""
+    if role not in Role.values:
+        raise MembershipError(f"Unknown role {role!r}; choose one of {', '.join(Role.values)}.")
+    user = get_user_model().objects.filter(username=username.strip()).first()
+    if user is None:
+        raise MembershipError(f"There is no user called {username.strip()!r}.")
+    membership = Membership.objects.filter(project=project, user=user).first()
+    before = membership.role if membership else ""
+    if membership and before == Role.MANAGER and role != Role.MANAGER:
+        _keep_a_manager(project, membership)
+    membership, _ = Membership.objects.update_or_create(project=project, user=user, defaults={"role": role})
+    audit_log_write(
+        project_id=project.pk,
+        actor=actor,
+        action="membership",
+        data={"user": user.username, "from": before, "to": role},
+    )
+    return membership
+
+
+@transaction.atomic
+def membership_remove(*, project: Project, actor, membership: Membership) -> None:
+    if membership.project_id != project.pk:
+        raise MembershipError("That membership belongs to another project.")
+    if membership.role == Role.MANAGER:
+        _keep_a_manager(project, membership)
+    audit_log_write(
+        project_id=project.pk,
+        actor=actor,
+        action="membership",
+        data={"user": membership.user.username, "from": membership.role, "to": ""},
+    )
+    membership.delete()
+
+
+def _keep_a_manager(project: Project, leaving: Membership) -> None:
+    others = Membership.objects.filter(project=project, role=Role.MANAGER).exclude(pk=leaving.pk)
+    if not others.select_for_update().exists():
+        raise MembershipError("A project needs at least one manager; add another manager first.")
