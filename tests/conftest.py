@@ -9,15 +9,27 @@ import pytest
 
 if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
     raise pytest.UsageError("Run the tests with `make test`: it starts PostgreSQL and Redis for them.")
-# Tasks run in-process unless a test starts a real worker (tests marked `worker`).
-os.environ.setdefault("CELERY_TASK_ALWAYS_EAGER", "true")
 
 
 @pytest.fixture(autouse=True)
-def _media_in_tmp(settings, tmp_path):
-    """Uploaded and imported files land in a per-test folder."""
+def _test_settings(settings, tmp_path):
+    """Uploaded and imported files land in a per-test folder; passwords hash fast."""
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.UPLOAD_ROOT = tmp_path / "uploads"
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _celery_mode(request):
+    """Tasks run in-process, except in tests marked `worker`, which start a real worker."""
+    from config.celery import app
+
+    eager = request.node.get_closest_marker("worker") is None
+    before = (app.conf.task_always_eager, app.conf.task_eager_propagates)
+    app.conf.task_always_eager = eager
+    app.conf.task_eager_propagates = eager
+    yield
+    app.conf.task_always_eager, app.conf.task_eager_propagates = before
 
 
 @pytest.fixture(scope="session")
