@@ -106,3 +106,53 @@ class PairItemFactory(factory.django.DjangoModelFactory):
     family = "complex_planning"
     stratum = "planning_single_easy"
     overlap = factory.SelfAttribute("project.overlap")
+
+
+def long_messages(turns: int = 64, *, variant: str = "", output_chars: int = 1500) -> list[dict]:
+    """A long trajectory of `turns` assistant turns, alternating a tool call (with its ~1.5 KB
+    output) and a reply: 64 turns come to about 15k tokens. `variant` changes one word per
+    reply, which makes a minimal-edit partner of the same trajectory."""
+    messages: list[dict] = []
+    filler = ("flight UA%03d departs 08:15 arrives 16:40 fare 199 USD seats 4 " * 40)[:output_chars]
+    for k in range(turns // 2):
+        call_id = f"call_{k}"
+        messages.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "reasoning": f"Step {k}: check the next leg.",
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "name": "search_flights",
+                        "arguments": {"from": "SFO", "to": "JFK", "page": k},
+                    }
+                ],
+            }
+        )
+        messages.append(
+            {
+                "role": "tool",
+                "tool_call_id": call_id,
+                "name": "search_flights",
+                "content": filler.replace("%03d", f"{k:03d}"),
+            }
+        )
+        messages.append(
+            {
+                "role": "assistant",
+                "content": f"Leg {k}: the cheapest option is {variant or 'UA'}{k:03d} at 199 USD, "
+                "which keeps the total under the budget the user set.",
+            }
+        )
+    return messages
+
+
+def pair_with_messages(project, first: list[dict], second: list[dict], **kwargs) -> Item:
+    """A pair item in `project` whose two trajectories hold the given messages."""
+    return PairItemFactory(
+        project=project,
+        trajectory_first=TrajectoryFactory(project=project, messages=first),
+        trajectory_second=TrajectoryFactory(project=project, messages=second),
+        **kwargs,
+    )

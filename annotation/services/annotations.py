@@ -128,7 +128,13 @@ def validate_label_or_raise(*, item: Item, label) -> None:
 
 @transaction.atomic
 def annotation_edit(
-    *, annotation: Annotation, editor, label: dict, rationale: str, expected_version: int
+    *,
+    annotation: Annotation,
+    editor,
+    label: dict,
+    rationale: str,
+    expected_version: int,
+    flagged: bool | None = None,
 ) -> Annotation:
     """Change a label while its item is still being annotated. The old content becomes a
     revision; a stale `expected_version` is refused, never merged."""
@@ -157,7 +163,11 @@ def annotation_edit(
     annotation.label = label
     annotation.rationale = rationale.strip()
     annotation.version += 1
-    annotation.save(update_fields=["label", "rationale", "version", "updated_at"])
+    fields = ["label", "rationale", "version", "updated_at"]
+    if flagged is not None:
+        annotation.flagged = flagged
+        fields.append("flagged")
+    annotation.save(update_fields=fields)
     audit_log_write(
         project_id=annotation.item.project_id,
         item=annotation.item,

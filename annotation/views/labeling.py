@@ -1,19 +1,331 @@
-"""Placeholder: being written."""
+"""Labeling pages: take the next item, label a pair, skip, fetch one long message body.
 
-from django.http import HttpResponse
+Blinding: annotators see only items they hold, in their own A/B order, and never gold,
+trajectory sources, other people's labels or machine suggestions. Reviewers and managers may
+open any item of the project read-only, in canonical order (first/second), without taking a
+slot. URLs carry the letters the viewer sees, never canonical side names.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest, HttpResponseForbidden
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.cache import patch_vary_headers
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect, push_url, reswap, retarget
+
+from annotation import selectors
+from annotation.access import STAFF_ROLES, project_role_required
+from annotation.labels import display_order, to_canonical_side
+from annotation.models import Annotation, Assignment, AssignmentStatus, Item, ItemKind, Role
+from annotation.models.work import OPEN_STATES
+from annotation.rendering import LAZY_FIELDS, Links, message_text
+from annotation.rendering.label_form import (
+    CONFIDENCE_CHOICES,
+    PairForm,
+    form_from_label,
+    parse_pair_form,
+    seconds_spent,
+    service_errors,
+    tag_groups,
+)
+from annotation.rendering.other import other_view
+from annotation.rendering.pair import pair_view
+from annotation.services.annotations import SubmitError, annotation_edit, annotation_submit
+from annotation.services.queue import QueueError, assignment_skip, item_assign
+
+from .projects import render_guidelines
+
+CANONICAL = ["first", "second"]
+PAGE = "annotation/label_pair.html"
 
 
-def queue_next(request, *args, **kwargs):
-    return HttpResponse(status=501)
+@dataclass
+class Access:
+    """What the current user may see of one item, and in which order."""
+
+    item: Item
+    staff: bool
+    assignment: Assignment | None
+    annotation: Annotation | None
+    order: list[str]
+
+    @property
+    def mode(self) -> str:
+        """staff: read-only canonical view; submit: a fresh label; edit: change one's own label
+        while the item is open; readonly: one's own label on a settled item."""
+        if self.staff:
+            return "staff"
+        if self.annotation is None:
+            return "submit"
+        return "edit" if self.item.state in OPEN_STATES else "readonly"
 
 
-def label_item(request, *args, **kwargs):
-    return HttpResponse(status=501)
+def _access(request: HttpRequest, item_id: int) -> Access:
+    project = request.project
+    try:
+        item = selectors.item_for_labeling(project=project, item_id=item_id)
+    except Item.DoesNotExist as exc:
+        raise Http404("No such item.") from exc
+    if request.project_role in STAFF_ROLES:
+        return Access(item, staff=True, assignment=None, annotation=None, order=list(CANONICAL))
+    assignment = Assignment.objects.filter(item=item, annotator=request.user).first()
+    annotation = Annotation.objects.filter(item=item, annotator=request.user).first()
+    holds = assignment is not None and assignment.status == AssignmentStatus.ACTIVE
+    if annotation is None and not holds:
+        raise Http404("This item is not assigned to you.")
+    order = (
+        (annotation.display_order if annotation else None)
+        or (assignment.display_order if assignment else None)
+        or display_order(item_id=item.pk, annotator_id=request.user.pk)
+    )
+    return Access(item, staff=False, assignment=assignment, annotation=annotation, order=list(order))
 
 
-def skip_item(request, *args, **kwargs):
-    return HttpResponse(status=501)
+def _initial_form(access: Access) -> PairForm:
+    a = access.annotation
+    if a is not None:
+        return form_from_label(
+            a.label, access.order, rationale=a.rationale, flagged=a.flagged, version=a.version
+        )
+    return PairForm(client_id=str(uuid.uuid4()))
 
 
-def message_body(request, *args, **kwargs):
-    return HttpResponse(status=501)
+def _form_context(request: HttpRequest, access: Access, form: PairForm | None, form_error: str = "") -> dict:
+    project, item = request.project, access.item
+    form = form or _initial_form(access)
+    return {
+        "project": project,
+        "item": item,
+        "role": request.project_role,
+        "staff": access.staff,
+        "mode": access.mode,
+        "access": access,
+        "form": form,
+        "form_error": form_error,
+        "tag_groups": tag_groups(form, project.critical_tags(item.family)),
+        "allow_tie": project.allow_tie,
+        "confidence_choices": CONFIDENCE_CHOICES,
+        # Re-shown after an error: keep the time the item was first shown, so time on item holds.
+        "page_loaded_at": request.POST.get("page_loaded_at", "") if form_error else "",
+    }
+
+
+def _page_context(
+    request: HttpRequest,
+    access: Access,
+    *,
+    form: PairForm | None = None,
+    form_error: str = "",
+    notice: str = "",
+) -> dict:
+    project, item = request.project, access.item
+    context = _form_context(request, access, form, form_error)
+    context.update(
+        view=pair_view(item=item, order=access.order, links=Links(project.slug, item.pk), staff=access.staff),
+        notice=notice,
+        progress=selectors.progress(project=project, annotator=request.user),
+        guidelines_html=render_guidelines(project.guidelines) if project.guidelines.strip() else "",
+        # Staff only: everyone's labels on this item. Annotators never get this list.
+        staff_labels=list(item.annotations.select_related("annotator").order_by("created_at"))
+        if access.staff
+        else [],
+    )
+    return context
+
+
+def _render_other(request: HttpRequest, access: Access) -> HttpResponse:
+    project = request.project
+    context = {
+        "project": project,
+        "item": access.item,
+        "role": request.project_role,
+        "staff": access.staff,
+        "access": access,
+        "view": other_view(item=access.item, links=Links(project.slug, access.item.pk), staff=access.staff),
+        "progress": selectors.progress(project=project, annotator=request.user),
+    }
+    return render(request, "annotation/label_other.html", context)
+
+
+def _form_error(
+    request: HttpRequest, access: Access, form: PairForm, message: str, status: int
+) -> HttpResponse:
+    if request.htmx:
+        # htmx does not swap 4xx answers: send 200 and put the form, with its errors, in place.
+        response = render(request, f"{PAGE}#form", _form_context(request, access, form, message))
+        return reswap(retarget(response, "#label-form"), "outerHTML")
+    return render(request, PAGE, _page_context(request, access, form=form, form_error=message), status=status)
+
+
+def _next_item(request: HttpRequest) -> HttpResponse:
+    """After a submit: the next item, swapped in place under htmx; else the queue decides."""
+    project = request.project
+    if not request.htmx:
+        messages.success(request, "Label saved.")
+        return redirect("queue_next", project.slug)
+    assignment = item_assign(project=project, annotator=request.user)
+    if assignment is None or assignment.item.kind != ItemKind.PAIR:
+        messages.success(request, "Label saved.")
+        return HttpResponseClientRedirect(reverse("queue_next", args=[project.slug]))
+    access = _access(request, assignment.item_id)
+    response = render(
+        request, f"{PAGE}#page", _page_context(request, access, notice="Label saved. Here is the next item.")
+    )
+    return push_url(response, reverse("label_item", args=[project.slug, assignment.item_id]))
+
+
+@require_GET
+@project_role_required()
+def queue_next(request: HttpRequest) -> HttpResponse:
+    project = request.project
+    if request.project_role != Role.ANNOTATOR:
+        messages.info(request, "Reviewers and managers take no queue slots; open any item from the list.")
+        return redirect("item_list", project.slug)
+    assignment = item_assign(project=project, annotator=request.user)
+    if assignment is None:
+        progress = selectors.progress(project=project, annotator=request.user)
+        return render(request, "annotation/queue_empty.html", {"project": project, "progress": progress})
+    return redirect("label_item", project.slug, assignment.item_id)
+
+
+@require_http_methods(["GET", "POST"])
+@project_role_required()
+def label_item(request: HttpRequest, item_id: int) -> HttpResponse:
+    access = _access(request, item_id)
+    if request.method == "GET":
+        if access.item.kind != ItemKind.PAIR:
+            return _render_other(request, access)
+        return render(request, PAGE, _page_context(request, access))
+    if access.staff:
+        return HttpResponseForbidden("Reviewers and managers view items read-only here.")
+    if access.item.kind != ItemKind.PAIR:
+        return HttpResponseBadRequest("Labels for this kind of item are not taken on this page yet.")
+    return _post_pair(request, access)
+
+
+def _post_pair(request: HttpRequest, access: Access) -> HttpResponse:
+    project, item, annotation = request.project, access.item, access.annotation
+    # A repeat of the submit that created the label (double click, retry) answers as before.
+    repeat = annotation is not None and request.POST.get("client_id", "").strip() == str(annotation.client_id)
+    editing = annotation is not None and not repeat
+    if editing and "version" not in request.POST:
+        return _form_error(
+            request,
+            access,
+            _initial_form(access),
+            "You already labeled this item; your saved label is shown — change it and save.",
+            409,
+        )
+    form = parse_pair_form(
+        request.POST,
+        allowed_tags=project.critical_tags(item.family),
+        allow_tie=project.allow_tie,
+        editing=editing,
+    )
+    if not form.valid:
+        return _form_error(request, access, form, "Nothing was saved: please fix the marked fields.", 400)
+    try:
+        if editing:
+            annotation_edit(
+                annotation=annotation,
+                editor=request.user,
+                label=form.label(access.order),
+                rationale=form.rationale,
+                expected_version=form.version,
+                flagged=form.flagged,
+            )
+        else:
+            annotation_submit(
+                item=item,
+                annotator=request.user,
+                label=form.label(access.order),
+                client_id=uuid.UUID(form.client_id),
+                rationale=form.rationale,
+                flagged=form.flagged,
+                seconds_spent=seconds_spent(
+                    request.POST, leased_at=getattr(access.assignment, "leased_at", None)
+                ),
+            )
+    except SubmitError as exc:
+        form.errors.update(service_errors(exc.errors, access.order))
+        message = "Nothing was saved: please fix the marked fields." if exc.errors else str(exc)
+        return _form_error(request, access, form, message, exc.status)
+    if not editing:
+        return _next_item(request)
+    notice = "Your label was updated."
+    if request.htmx:
+        return render(
+            request, f"{PAGE}#page", _page_context(request, _access(request, item.pk), notice=notice)
+        )
+    messages.success(request, notice)
+    return redirect("label_item", project.slug, item.pk)
+
+
+@require_POST
+@project_role_required()
+def skip_item(request: HttpRequest, item_id: int) -> HttpResponse:
+    project = request.project
+    assignment = (
+        Assignment.objects.filter(item__project=project, item_id=item_id, annotator=request.user)
+        .select_related("item")
+        .first()
+    )
+    if assignment is None:
+        raise Http404("This item is not assigned to you.")
+    try:
+        assignment_skip(assignment=assignment, actor=request.user, reason=request.POST.get("reason", ""))
+    except QueueError as exc:
+        messages.error(request, f"Not skipped: {exc}")
+        target = reverse("label_item", args=[project.slug, item_id])
+    else:
+        messages.info(request, "Skipped. Here is the next item.")
+        target = reverse("queue_next", args=[project.slug])
+    return HttpResponseClientRedirect(target) if request.htmx else redirect(target)
+
+
+def _part_messages(access: Access, part: str) -> list:
+    item = access.item
+    if part == "context":
+        messages_ = item.task.context if item.task is not None else []
+    elif part in ("A", "B") and item.kind == ItemKind.PAIR:
+        side = to_canonical_side(access.order, part)
+        trajectory = item.trajectory_first if side == "first" else item.trajectory_second
+        messages_ = trajectory.messages if trajectory is not None else []
+    elif part == "A":
+        messages_ = item.trajectory_first.messages if item.trajectory_first is not None else []
+    else:
+        raise Http404("No such part.")
+    return messages_ if isinstance(messages_, list) else []
+
+
+@require_GET
+@project_role_required()
+def message_body(request: HttpRequest, item_id: int, part: str, index: int) -> HttpResponse:
+    """One long field of one message, left out of the page; `part` is what the viewer sees."""
+    access = _access(request, item_id)
+    messages_ = _part_messages(access, part)
+    field_name = request.GET.get("field", "content")
+    if (
+        field_name not in LAZY_FIELDS
+        or not 0 <= index < len(messages_)
+        or not isinstance(messages_[index], dict)
+    ):
+        raise Http404("No such message.")
+    context = {
+        "project": request.project,
+        "item": access.item,
+        "part": part,
+        "index": index,
+        "field_name": field_name,
+        "text": message_text(messages_[index], field_name),
+        "body_page": True,
+    }
+    response = render(request, f"{PAGE}#body" if request.htmx else PAGE, context)
+    patch_vary_headers(response, ["HX-Request"])
+    return response

@@ -82,3 +82,13 @@ def test_edit_keeps_revision_and_refuses_stale_version(leased):
         annotation_edit(annotation=ann, editor=user, label=GOOD, rationale="", expected_version=1)
     ann.refresh_from_db()
     assert ann.label == changed
+
+
+def test_edit_can_raise_the_review_flag(leased):
+    project, item, user = leased
+    ann = annotation_submit(item=item, annotator=user, label=GOOD, client_id=uuid.uuid4()).annotation
+    annotation_edit(
+        annotation=ann, editor=user, label=GOOD, rationale="unsure", expected_version=1, flagged=True
+    )
+    ann.refresh_from_db()
+    assert ann.flagged and ann.version == 2

@@ -1,0 +1,6 @@
+"""Celery tasks. `app.autodiscover_tasks()` imports this package; each module here registers
+its tasks on import."""
+
+from . import imports
+
+__all__ = ["imports"]
