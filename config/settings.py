@@ -119,6 +119,9 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = VAR_DIR / "staticfiles"
+# Outside production, WhiteNoise serves straight from the app folders (no collectstatic needed).
+WHITENOISE_USE_FINDERS = not PRODUCTION
+WHITENOISE_AUTOREFRESH = not PRODUCTION
 MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", VAR_DIR / "media"))
 UPLOAD_ROOT = VAR_DIR / "uploads"
 EXPORT_ROOT = VAR_DIR / "exports"

@@ -11,9 +11,8 @@ from datetime import datetime
 from django.http import QueryDict
 from django.utils import timezone
 
-from annotation.labels import PAIR_SIDES, to_canonical_side, to_letter
+from annotation.labels import LETTERS, errors_to_seen, label_from_seen, label_to_seen
 
-LETTERS = ("A", "B")
 MAX_SECONDS = 24 * 3600
 CONFIDENCE_CHOICES = ((1, "guess"), (2, "unsure"), (3, "fair"), (4, "sure"), (5, "certain"))
 
@@ -34,14 +33,10 @@ class PairForm:
         return not self.errors
 
     def label(self, order: list[str]) -> dict:
-        preferred = self.preferred if self.preferred == "tie" else to_canonical_side(order, self.preferred)
-        label: dict = {
-            "preferred": preferred,
-            "tags": {to_canonical_side(order, letter): list(self.tags[letter]) for letter in LETTERS},
-        }
+        seen: dict = {"preferred": self.preferred, "tags": self.tags}
         if self.confidence is not None:
-            label["confidence"] = self.confidence
-        return label
+            seen["confidence"] = self.confidence
+        return label_from_seen(order, seen)
 
 
 def parse_pair_form(data: QueryDict, *, allowed_tags: list[str], allow_tie: bool, editing: bool) -> PairForm:
@@ -96,11 +91,11 @@ def form_from_label(
     label: dict, order: list[str], *, rationale: str, flagged: bool, version: int
 ) -> PairForm:
     """An existing canonical label, shown again as the annotator saw it."""
-    preferred = label.get("preferred", "")
-    tags = label.get("tags") or {}
+    seen = label_to_seen(order, label)
+    tags = seen.get("tags") or {}
     return PairForm(
-        preferred=preferred if preferred not in PAIR_SIDES else to_letter(order, preferred),
-        tags={to_letter(order, side): list(tags.get(side) or []) for side in PAIR_SIDES},
+        preferred=seen.get("preferred") or "",
+        tags={letter: list(tags.get(letter) or []) for letter in LETTERS},
         rationale=rationale,
         confidence=label.get("confidence"),
         flagged=flagged,
@@ -127,9 +122,9 @@ def tag_groups(form: PairForm, allowed_tags: list[str]) -> list[dict]:
 def service_errors(errors: dict, order: list[str]) -> dict[str, str]:
     """SubmitError.errors (canonical field paths) → form fields in A/B terms."""
     out: dict[str, str] = {}
-    for path, reason in errors.items():
-        if path.startswith("tags.") and path[5:] in PAIR_SIDES:
-            out[f"tags_{to_letter(order, path[5:])}"] = str(reason)
+    for path, reason in errors_to_seen(order, errors).items():
+        if path.startswith("tags.") and path[5:] in LETTERS:
+            out[f"tags_{path[5:]}"] = str(reason)
         elif path in ("preferred", "confidence"):
             out[path] = str(reason)
         else:

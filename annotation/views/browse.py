@@ -11,8 +11,7 @@ from django.views.decorators.http import require_GET
 
 from annotation import selectors
 from annotation.access import ANY_ROLE, STAFF_ROLES, project_role_required
-from annotation.api.seen import label_to_seen
-from annotation.labels import comparable
+from annotation.labels import comparable, label_to_seen
 from annotation.models import Annotation, Item, ItemKind, ItemState, Project
 
 ITEMS_PER_PAGE = 50

@@ -10,9 +10,8 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from annotation.labels import LETTERS, label_to_seen
 from annotation.models import Annotation, ItemKind
-
-from ..seen import LETTERS, label_to_seen
 
 
 class SeenTagsSerializer(serializers.Serializer):

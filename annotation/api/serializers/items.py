@@ -10,9 +10,9 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from annotation.labels import LETTERS
 from annotation.models import Assignment, Item, ItemKind, ItemState, Task, ToolEnv, Trajectory
 
-from ..seen import LETTERS
 from .annotations import AnnotationSerializer
 
 # Keys of kind-specific payloads that would tell an annotator the answer or where a candidate

@@ -11,10 +11,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from annotation import selectors
+from annotation.labels import errors_to_seen, label_from_seen
 from annotation.models import Annotation, Assignment, Item, ItemKind
 from annotation.services.annotations import SubmitError, annotation_edit, annotation_submit
 
-from ..seen import errors_to_seen, label_from_seen
 from ..serializers import (
     AnnotationEditSerializer,
     AnnotationFilterSerializer,
