@@ -9,6 +9,7 @@ Every change writes an AuditLog row in the same transaction.
 from __future__ import annotations
 
 from django.db import transaction
+from django.utils import timezone
 
 from annotation.models import Item, ItemState
 from review.models import AuditLog
@@ -50,9 +51,18 @@ def audit_log_write(
 
 
 @transaction.atomic
-def item_transition(*, item: Item, to_state: str, actor, reason: str, data: dict | None = None) -> Item:
-    """Move `item` to `to_state`, or raise IllegalTransition. The caller should hold the row
-    lock (select_for_update) when the decision depends on the current state."""
+def item_transition(
+    *,
+    item: Item,
+    to_state: str,
+    actor,
+    reason: str,
+    data: dict | None = None,
+    settled_label: dict | None = None,
+) -> Item:
+    """Move `item` to `to_state`, or raise IllegalTransition. Verifying needs the label the item
+    settles on. The caller should hold the row lock (select_for_update) when the decision
+    depends on the current state."""
     from_state = item.state
     if to_state == from_state:
         return item
@@ -60,8 +70,18 @@ def item_transition(*, item: Item, to_state: str, actor, reason: str, data: dict
         raise IllegalTransition(f"An item cannot go from {from_state} to {to_state}.")
     if to_state == ItemState.DISCARDED and not reason.strip():
         raise IllegalTransition("Discarding an item needs a reason.")
+    if to_state == ItemState.VERIFIED and not settled_label:
+        raise IllegalTransition("Verifying an item needs the label it settles on.")
     item.state = to_state
     update_fields = ["state", "updated_at"]
+    if to_state == ItemState.VERIFIED:
+        item.settled_label = settled_label
+        item.settled_at = timezone.now()
+        update_fields += ["settled_label", "settled_at"]
+    elif from_state == ItemState.VERIFIED:
+        item.settled_label = {}
+        item.settled_at = None
+        update_fields += ["settled_label", "settled_at"]
     if to_state == ItemState.DISCARDED:
         item.discard_reason = reason
         update_fields.append("discard_reason")
@@ -77,6 +97,11 @@ def item_transition(*, item: Item, to_state: str, actor, reason: str, data: dict
         data=data,
     )
     return item
+
+
+def consensus_label(label: dict) -> dict:
+    """What agreeing annotators settled on: their shared label without personal fields."""
+    return {key: value for key, value in label.items() if key != "confidence"}
 
 
 def settle_reasons(item: Item, labels: list[dict], flagged: bool) -> list[str]:
@@ -113,4 +138,10 @@ def item_settle(*, item: Item, actor) -> Item:
         return item_transition(
             item=item, to_state=ItemState.ADJUDICATION, actor=actor, reason="; ".join(reasons)
         )
-    return item_transition(item=item, to_state=ItemState.VERIFIED, actor=actor, reason="annotators agree")
+    return item_transition(
+        item=item,
+        to_state=ItemState.VERIFIED,
+        actor=actor,
+        reason="annotators agree",
+        settled_label=consensus_label(rows[0][0]),
+    )

@@ -1,5 +1,6 @@
 from .content import Task, ToolEnv, Trajectory
 from .project import Membership, Project, Role
+from .suggestions import Suggestion
 from .work import (
     Annotation,
     AnnotationRevision,
@@ -23,6 +24,7 @@ __all__ = [
     "Membership",
     "Project",
     "Role",
+    "Suggestion",
     "Task",
     "ToolEnv",
     "Trajectory",

@@ -56,6 +56,12 @@ class Item(models.Model):
     priority = models.IntegerField(default=0)
     overlap = models.PositiveSmallIntegerField(default=2)
     n_annotations = models.PositiveIntegerField(default=0)
+    # In the manager's stratified audit sample (audit.services.sampling); sampled items get the
+    # project's audit overlap.
+    audited = models.BooleanField(default=False)
+    # The label the item settled on: the annotators' consensus or the adjudicated label.
+    settled_label = models.JSONField(default=dict, blank=True)
+    settled_at = models.DateTimeField(null=True, blank=True)
     discard_reason = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

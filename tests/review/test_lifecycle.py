@@ -108,3 +108,21 @@ def test_discard_records_who_and_why():
         "discarded",
         "duplicate of pair-7",
     )
+
+
+def test_verified_item_keeps_the_consensus_label():
+    project = ProjectFactory(overlap=2)
+    item = PairItemFactory(project=project)
+    annotate(
+        project, item, [label("first", second=["numeric_error"]), label("first", second=["numeric_error"])]
+    )
+    assert item.settled_label == {"preferred": "first", "tags": {"first": [], "second": ["numeric_error"]}}
+    assert item.settled_at is not None
+
+
+def test_verifying_without_a_label_is_refused():
+    project = ProjectFactory()
+    item = PairItemFactory(project=project)
+    user = MembershipFactory(project=project).user
+    with pytest.raises(IllegalTransition, match="label"):
+        item_transition(item=item, to_state=ItemState.VERIFIED, actor=user, reason="looks fine")
