@@ -13,5 +13,8 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include("annotation.api.urls")),
+    path("p/<slug:slug>/review/", include("review.urls")),
+    path("p/<slug:slug>/exports/", include("review.export_urls")),
+    path("p/<slug:slug>/audit/", include("audit.urls")),
     path("", include("annotation.urls")),
 ]

@@ -1,6 +1,6 @@
 """The REST API, mounted under /api/ (namespace `api`). Schema: /api/schema/, docs: /api/docs/."""
 
-from django.urls import path
+from django.urls import include, path
 from rest_framework.authtoken.views import obtain_auth_token
 
 from . import views
@@ -23,4 +23,7 @@ urlpatterns = [
     ),
     path(P + "queue/next/", views.QueueNextView.as_view(), name="queue-next"),
     path(P + "queue/<int:item_id>/skip/", views.QueueSkipView.as_view(), name="queue-skip"),
+    # Review and audit endpoints share the `api` namespace.
+    path("", include("review.api.urls")),
+    path("", include("audit.api.urls")),
 ]

@@ -1,0 +1,13 @@
+"""Audit endpoints, mounted inside the `api` namespace (see annotation/api/urls.py)."""
+
+from django.urls import path
+
+from .agreement import AgreementView
+from .sampling import AuditSampleListView
+
+P = "projects/<slug:slug>/"
+
+urlpatterns = [
+    path(P + "agreement/", AgreementView.as_view(), name="agreement"),
+    path(P + "audit-samples/", AuditSampleListView.as_view(), name="audit-sample-list"),
+]
