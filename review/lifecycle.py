@@ -1,12 +1,16 @@
-"""The item lifecycle: the one place where an item's state changes.
+"""The item lifecycle: the one place where an item's state changes, and the rules that decide
+where an item goes once it has its annotations.
 
-new ──► annotating ──► verified
-             │     └─► adjudication ──► verified
-(any) ──► discarded
+new ──► annotating ──► verified ◄──┐
+             │     └─► adjudication ┤ (reviewer: final label)
+             │                      └─► discarded (reviewer: with a reason)
+(any) ──► discarded          verified / discarded ──► adjudication (re-open, with a reason)
 Every change writes an AuditLog row in the same transaction.
 """
 
 from __future__ import annotations
+
+from collections import Counter
 
 from django.db import transaction
 from django.utils import timezone
@@ -19,8 +23,15 @@ ALLOWED: dict[str, set[str]] = {
     ItemState.ANNOTATING: {ItemState.VERIFIED, ItemState.ADJUDICATION, ItemState.DISCARDED},
     ItemState.ADJUDICATION: {ItemState.VERIFIED, ItemState.DISCARDED, ItemState.ANNOTATING},
     ItemState.VERIFIED: {ItemState.ADJUDICATION, ItemState.DISCARDED},
-    ItemState.DISCARDED: {ItemState.NEW},
+    ItemState.DISCARDED: {ItemState.NEW, ItemState.ADJUDICATION},
 }
+# Leaving these states undoes a decision someone made, so it must say why.
+SETTLED_STATES = (ItemState.VERIFIED, ItemState.DISCARDED)
+
+REASON_DISAGREE = "annotators disagree"
+REASON_TAGS = "critical tags conflict"
+REASON_FLIP = "consensus contradicts the source gold (label flip)"
+REASON_FLAG = "flagged by an annotator"
 
 
 class IllegalTransition(ValueError):
@@ -70,6 +81,8 @@ def item_transition(
         raise IllegalTransition(f"An item cannot go from {from_state} to {to_state}.")
     if to_state == ItemState.DISCARDED and not reason.strip():
         raise IllegalTransition("Discarding an item needs a reason.")
+    if from_state in SETTLED_STATES and not reason.strip():
+        raise IllegalTransition(f"Re-opening a {from_state} item needs a reason.")
     if to_state == ItemState.VERIFIED and not settled_label:
         raise IllegalTransition("Verifying an item needs the label it settles on.")
     item.state = to_state
@@ -85,6 +98,9 @@ def item_transition(
     if to_state == ItemState.DISCARDED:
         item.discard_reason = reason
         update_fields.append("discard_reason")
+    elif from_state == ItemState.DISCARDED:
+        item.discard_reason = ""
+        update_fields.append("discard_reason")
     item.save(update_fields=update_fields)
     audit_log_write(
         project_id=item.project_id,
@@ -99,9 +115,44 @@ def item_transition(
     return item
 
 
+# --- the rules ------------------------------------------------------------------------------
+
+
 def consensus_label(label: dict) -> dict:
     """What agreeing annotators settled on: their shared label without personal fields."""
     return {key: value for key, value in label.items() if key != "confidence"}
+
+
+def agreement_share(kind: str, labels: list[dict]) -> float | None:
+    """Share of labels that agree with the most common answer (1.0 = unanimous); None without
+    labels. The adjudication queue puts the lowest first (review.selectors computes the same
+    number in SQL)."""
+    from annotation.labels import comparable
+
+    if not labels:
+        return None
+    counts = Counter(repr(comparable(kind, label)) for label in labels)
+    return max(counts.values()) / len(labels)
+
+
+def label_groups(kind: str, labels: list[dict]) -> list[list[int]]:
+    """Indexes of `labels` grouped by the answer they give, the most common group first (ties in
+    the order the answers first appear)."""
+    from annotation.labels import comparable
+
+    groups: dict[str, list[int]] = {}
+    for index, label in enumerate(labels):
+        groups.setdefault(repr(comparable(kind, label)), []).append(index)
+    return sorted(groups.values(), key=len, reverse=True)
+
+
+def majority_label(kind: str, labels: list[dict]) -> dict | None:
+    """The label most annotators gave, without personal fields; None when no answer has more
+    votes than every other (a 1–1 split has no majority)."""
+    groups = label_groups(kind, labels)
+    if not groups or (len(groups) > 1 and len(groups[0]) == len(groups[1])):
+        return None
+    return consensus_label(labels[groups[0][0]])
 
 
 def settle_reasons(item: Item, labels: list[dict], flagged: bool) -> list[str]:
@@ -111,15 +162,15 @@ def settle_reasons(item: Item, labels: list[dict], flagged: bool) -> list[str]:
     reasons = []
     values = [comparable(item.kind, label) for label in labels]
     if len(set(map(repr, values))) > 1:
-        reasons.append("annotators disagree")
+        reasons.append(REASON_DISAGREE)
     tag_sets = [critical_tag_sets(item.kind, label) for label in labels]
     if tag_sets and any(t != tag_sets[0] for t in tag_sets[1:]):
-        reasons.append("critical tags conflict")
-    gold = item.gold.get("preferred") if item.kind == "pair" else None
+        reasons.append(REASON_TAGS)
+    gold = item.gold.get("preferred") if item.kind == "pair" and isinstance(item.gold, dict) else None
     if gold and values and len(set(values)) == 1 and values[0] != gold:
-        reasons.append("consensus contradicts the source gold (label flip)")
+        reasons.append(REASON_FLIP)
     if flagged:
-        reasons.append("flagged by an annotator")
+        reasons.append(REASON_FLAG)
     return reasons
 
 
@@ -132,16 +183,39 @@ def item_settle(*, item: Item, actor) -> Item:
         item_transition(item=item, to_state=ItemState.ANNOTATING, actor=actor, reason="first annotation")
     if item.state != ItemState.ANNOTATING or item.n_annotations < item.overlap:
         return item
-    rows = list(item.annotations.values_list("label", "flagged"))
-    reasons = settle_reasons(item, [label for label, _ in rows], any(flag for _, flag in rows))
+    rows = list(item.annotations.order_by("created_at", "id").values_list("label", "flagged"))
+    labels = [label for label, _ in rows]
+    reasons = settle_reasons(item, labels, any(flag for _, flag in rows))
     if reasons:
         return item_transition(
-            item=item, to_state=ItemState.ADJUDICATION, actor=actor, reason="; ".join(reasons)
+            item=item,
+            to_state=ItemState.ADJUDICATION,
+            actor=actor,
+            reason="; ".join(reasons),
+            # Kept for the queue and the history page: the rules that fired, and how split it was.
+            data={"reasons": reasons, "agreement": agreement_share(item.kind, labels)},
         )
     return item_transition(
         item=item,
         to_state=ItemState.VERIFIED,
         actor=actor,
         reason="annotators agree",
-        settled_label=consensus_label(rows[0][0]),
+        settled_label=consensus_label(labels[0]),
+    )
+
+
+@transaction.atomic
+def item_reopen(*, item: Item, actor, reason: str) -> Item:
+    """Send a verified or discarded item back to the adjudication queue (e.g. an audit found the
+    settled label wrong). Its settled label is cleared until a reviewer decides again."""
+    item = Item.objects.select_for_update().get(pk=item.pk)
+    if item.state not in SETTLED_STATES:
+        state = item.get_state_display().lower()
+        raise IllegalTransition(f"Only verified or discarded items can be re-opened; this one is {state}.")
+    return item_transition(
+        item=item,
+        to_state=ItemState.ADJUDICATION,
+        actor=actor,
+        reason=reason.strip(),
+        data={"reasons": ["re-opened by a reviewer"]},
     )

@@ -40,7 +40,7 @@ class Project(models.Model):
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=16, choices=KIND_CHOICES)
     guidelines = models.TextField(blank=True, help_text="Markdown shown to annotators.")
-    # {"critical_tags": {family: [tag, ...]}, "allow_tie": bool}
+    # {"critical_tags": {family: [tag, ...]}, "allow_tie": bool, "show_annotator_names": bool}
     label_schema = models.JSONField(default=dict, blank=True)
     overlap = models.PositiveSmallIntegerField(default=2, help_text="Annotations wanted per item.")
     # {"mode": "cap" | "rate", "cap": 80, "rate": 0.1, "seed": 0, "audit_overlap": 2}
