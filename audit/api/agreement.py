@@ -1,11 +1,158 @@
-"""Placeholder: being written."""
+"""GET /api/projects/<slug>/agreement/ — the agreement report (reviewers and managers).
+
+Annotators get 404 like outsiders: the numbers show how each of them agrees with the others.
+"""
+
+from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.access import STAFF_ROLES
+from annotation.api.serializers import ErrorSerializer
+from annotation.api.views.base import ProjectScoped
+from audit.agreement import LEVELS, agreement_report
 
-class AgreementView(APIView):
-    @extend_schema(request=None, responses=None)
-    def get(self, request, *args, **kwargs):
-        return Response(status=501)
+# "stratum" is the stored name of the bucket (Item.stratum); both are accepted.
+BY = ("family", "bucket", "stratum", "difficulty", "domain")
+MAX_RESAMPLES = 5000
+
+
+class AgreementQuerySerializer(serializers.Serializer):
+    by = serializers.ChoiceField(choices=BY, default="family", help_text="Stratum to split the numbers by.")
+    level = serializers.ChoiceField(
+        choices=LEVELS, default="nominal", help_text="Level of measurement (α; weighted κ unless nominal)."
+    )
+    bootstrap = serializers.IntegerField(
+        min_value=0,
+        max_value=MAX_RESAMPLES,
+        default=1000,
+        help_text="Bootstrap resamples for the CIs (0: none).",
+    )
+    seed = serializers.IntegerField(min_value=0, max_value=2**63 - 1, default=0, help_text="Bootstrap seed.")
+
+
+def _float(**kw) -> serializers.FloatField:
+    return serializers.FloatField(allow_null=True, **kw)
+
+
+class CoefficientSerializer(serializers.Serializer):
+    value = _float()
+    ci_low = _float(help_text="Lower end of the 95% percentile bootstrap interval.")
+    ci_high = _float()
+    band = serializers.CharField(allow_null=True, help_text="Landis & Koch band: poor … almost perfect.")
+
+
+class KappaSerializer(CoefficientSerializer):
+    method = serializers.CharField(
+        allow_null=True, help_text="'two raters', or the mean of pairwise κ with how many pairs."
+    )
+    n_pairs = serializers.IntegerField()
+
+
+class FleissSerializer(CoefficientSerializer):
+    n_units = serializers.IntegerField(help_text="Units with the modal number of ratings (those counted).")
+    ratings_per_unit = serializers.IntegerField(allow_null=True)
+
+
+class AlphaSerializer(CoefficientSerializer):
+    level = serializers.ChoiceField(choices=LEVELS)
+
+
+class IntervalSerializer(serializers.Serializer):
+    ci_low = _float()
+    ci_high = _float()
+
+
+class BootstrapSerializer(serializers.Serializer):
+    resamples = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    confidence = serializers.FloatField()
+
+
+class AgreementStatsSerializer(serializers.Serializer):
+    level = serializers.ChoiceField(choices=LEVELS)
+    categories = serializers.ListField(
+        child=serializers.CharField(), help_text="Canonical values, scale order."
+    )
+    n_units = serializers.IntegerField(help_text="Items with at least two labels (the ones measured).")
+    n_units_single = serializers.IntegerField(help_text="Items with one label so far (not measured).")
+    n_raters = serializers.IntegerField()
+    n_ratings = serializers.IntegerField()
+    distribution = serializers.DictField(child=serializers.IntegerField(), help_text="Labels per value.")
+    bootstrap = BootstrapSerializer()
+    percent_agreement = _float(help_text="Agreeing pairs among all pairs of labels of the same item.")
+    percent_agreement_ci = IntervalSerializer()
+    cohen_kappa = KappaSerializer()
+    weighted_kappa_linear = KappaSerializer(required=False, help_text="Only when level is not nominal.")
+    weighted_kappa_quadratic = KappaSerializer(required=False, help_text="Only when level is not nominal.")
+    fleiss_kappa = FleissSerializer()
+    krippendorff_alpha = AlphaSerializer()
+
+
+class AnnotatorMatrixSerializer(serializers.Serializer):
+    annotators = serializers.ListField(child=serializers.CharField())
+    kappa = serializers.ListField(
+        child=serializers.ListField(child=_float()), help_text="Pairwise Cohen's κ."
+    )
+    counts = serializers.ListField(
+        child=serializers.ListField(child=serializers.IntegerField()),
+        help_text="Items both labeled; the diagonal: items the annotator labeled.",
+    )
+
+
+class AnnotatorQualitySerializer(serializers.Serializer):
+    username = serializers.CharField()
+    n_done = serializers.IntegerField()
+    n_settled = serializers.IntegerField()
+    agreement_with_settled = _float(help_text="Share of their labels equal to the settled label.")
+    median_seconds = _float()
+    n_skipped = serializers.IntegerField()
+    skip_rate = _float()
+    n_decided = serializers.IntegerField()
+    adjudication_share = _float(help_text="Share of their decided items that went to a reviewer.")
+
+
+class FamilyKappaSerializer(serializers.Serializer):
+    family = serializers.CharField()
+    audited = serializers.IntegerField(help_text="Items with at least two labels in the κ.")
+    sample = serializers.ChoiceField(choices=["audit sample", "all items"])
+    kappa = KappaSerializer()
+    percent_agreement = _float()
+
+
+class AgreementReportSerializer(serializers.Serializer):
+    project = serializers.CharField()
+    kind = serializers.CharField()
+    by = serializers.ChoiceField(choices=BY)
+    overall = AgreementStatsSerializer()
+    strata = serializers.DictField(child=AgreementStatsSerializer(), help_text="Stratum value → statistics.")
+    annotator_matrix = AnnotatorMatrixSerializer()
+    annotator_quality = AnnotatorQualitySerializer(many=True)
+    family_kappa = FamilyKappaSerializer(many=True)
+
+
+class AgreementView(ProjectScoped, APIView):
+    project_roles = STAFF_ROLES
+
+    @extend_schema(
+        summary="Agreement of the project's pre-adjudication labels (reviewers and managers).",
+        description=(
+            "Percent agreement, Cohen's κ (weighted too when level is ordinal or interval), Fleiss' κ "
+            "and Krippendorff's α, each with a 95% bootstrap CI and its Landis & Koch band, overall "
+            "and per stratum; the annotator × annotator κ matrix, per-annotator quality and the κ "
+            "table per family. Pairs are compared in canonical terms (which trajectory was "
+            "preferred), never in the A/B order an annotator saw. Discarded items are left out. "
+            "The same report as `manage.py agreement_report SLUG --json`."
+        ),
+        tags=["audit"],
+        parameters=[AgreementQuerySerializer],
+        responses={200: AgreementReportSerializer, 400: ErrorSerializer, 404: ErrorSerializer},
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        query = AgreementQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        return Response(agreement_report(project=self.project, **query.validated_data))
