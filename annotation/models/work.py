@@ -72,6 +72,13 @@ class Item(models.Model):
         ]
         indexes = [
             models.Index(fields=["project", "state", "-priority", "id"], name="item_queue_order"),
+            # The queue walks open items in hand-out order and stops at the first free one;
+            # without this partial index PostgreSQL sorts every open item on each request.
+            models.Index(
+                fields=["project", "-priority", "id"],
+                condition=models.Q(state__in=["new", "annotating"]),
+                name="item_open_queue",
+            ),
             models.Index(fields=["project", "stratum"], name="item_stratum"),
         ]
 
