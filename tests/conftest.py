@@ -16,6 +16,7 @@ def _test_settings(settings, tmp_path):
     """Uploaded and imported files land in a per-test folder; passwords hash fast."""
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.UPLOAD_ROOT = tmp_path / "uploads"
+    settings.EXPORT_ROOT = tmp_path / "exports"
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 

@@ -123,13 +123,15 @@ class BatchWriter:
         return {external_id: (pk, annotated) for external_id, pk, annotated in rows}
 
     def _resolve_tasks(self, batch: list[Prepared]) -> None:
+        # Clear before deciding what this batch needs, so every task the batch refers to is
+        # looked up again: bounded memory, and a miss only costs one query.
+        if len(self.task_ids) > TASK_CACHE_LIMIT:
+            self.task_ids.clear()
         wanted = {
             p.task["content_hash"]: p.task for p in batch if p.task["content_hash"] not in self.task_ids
         }
         if not wanted:
             return
-        if len(self.task_ids) > TASK_CACHE_LIMIT:
-            self.task_ids.clear()  # bounded memory; a miss only costs one query
         found = Task.objects.filter(project=self.project, content_hash__in=list(wanted)).values_list(
             "content_hash", "pk"
         )
