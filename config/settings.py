@@ -164,6 +164,7 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ROUTES = {
     "workers.tasks.imports.*": {"queue": "imports"},
+    "workers.tasks.exports.*": {"queue": "exports"},
 }
 
 ARBITER = {
