@@ -3,7 +3,9 @@ need already joined, so pages do not query once per row."""
 
 from __future__ import annotations
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet, Sum, Value
+from django.db.models.functions import Coalesce, Greatest
+from django.utils import timezone
 
 from .access import STAFF_ROLES, projects_for
 from .models import Annotation, Assignment, AssignmentStatus, ImportJob, Item, ItemState, Project
@@ -49,23 +51,24 @@ def annotation_list(*, project: Project, user, role: str) -> QuerySet[Annotation
 
 
 def progress(*, project: Project, annotator) -> dict[str, int]:
-    """Done / assigned / remaining for one annotator and for the project."""
+    """Done / assigned / remaining for one annotator and for the project (two queries)."""
     mine = Assignment.objects.filter(item__project=project, annotator=annotator).aggregate(
         done=Count("id", filter=Q(status=AssignmentStatus.SUBMITTED)),
         skipped=Count("id", filter=Q(status=AssignmentStatus.SKIPPED)),
-        assigned=Count("id", filter=Q(status=AssignmentStatus.ACTIVE)),
+        assigned=Count("id", filter=Q(status=AssignmentStatus.ACTIVE, expires_at__gt=timezone.now())),
     )
+    is_open = Q(state__in=[ItemState.NEW, ItemState.ANNOTATING])
     items = Item.objects.filter(project=project).aggregate(
         total=Count("id"),
         settled=Count("id", filter=Q(state__in=[ItemState.VERIFIED, ItemState.DISCARDED])),
         adjudication=Count("id", filter=Q(state=ItemState.ADJUDICATION)),
-        open=Count("id", filter=Q(state__in=[ItemState.NEW, ItemState.ANNOTATING])),
+        open=Count("id", filter=is_open),
+        # Summed in SQL: iterating the open items in Python cost ~40 ms a page at 100k items.
+        remaining_slots=Coalesce(
+            Sum(Greatest(F("overlap") - F("n_annotations"), Value(0)), filter=is_open), Value(0)
+        ),
     )
-    slots = Item.objects.filter(project=project, state__in=[ItemState.NEW, ItemState.ANNOTATING]).values_list(
-        "overlap", "n_annotations"
-    )
-    remaining_slots = sum(max(0, overlap - n) for overlap, n in slots.iterator())
-    return {**mine, **items, "remaining_slots": remaining_slots}
+    return {**mine, **items}
 
 
 def import_jobs(*, project: Project) -> QuerySet[ImportJob]:

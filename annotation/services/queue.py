@@ -6,7 +6,8 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Exists, F, OuterRef, Q
+from django.db.models import Count, Exists, F, OuterRef, Q, Subquery, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotation.labels import display_order
@@ -37,10 +38,21 @@ def _candidates(project: Project, annotator, now, exclude: list[int]):
         Q(status__in=[AssignmentStatus.SUBMITTED, AssignmentStatus.SKIPPED])
         | Q(status=AssignmentStatus.ACTIVE, expires_at__gt=now)
     )
+    # Skip items whose slots are all held by others' live leases, so the first row locked is
+    # almost always free (the count is re-checked under the lock in item_assign).
+    taken = (
+        Assignment.objects.filter(item=OuterRef("pk"))
+        .filter(Q(status=AssignmentStatus.SUBMITTED) | Q(status=AssignmentStatus.ACTIVE, expires_at__gt=now))
+        .values("item")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
     qs = (
         Item.objects.filter(project=project, state__in=OPEN_STATES, n_annotations__lt=F("overlap"))
         .exclude(pk__in=exclude)
         .filter(~Exists(mine_done))
+        .annotate(taken=Coalesce(Subquery(taken), Value(0)))
+        .filter(taken__lt=F("overlap"))
         .order_by("-priority", "id")
     )
     if connection.vendor == "postgresql":
