@@ -1,0 +1,129 @@
+"""`python manage.py load_demo`: demo users and a pair project filled with synthetic pairs.
+
+Safe to run again: users, the project and memberships are reused, and the pairs file goes
+through the importer, which skips ids it already holds. Passwords are random per install,
+kept in var/demo-passwords.txt (readable by the owner only) and printed on every run.
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
+
+from annotation.importers import import_jsonl
+from annotation.models import Membership, Project, Role
+from annotation.services.projects import membership_set
+from annotation.synthetic import generate_pairs, write_jsonl
+
+SLUG = "pairs-demo"
+PROJECT_NAME = "Plan preference audit"
+PAIRS_PER_BUCKET = 6
+SEED = 2026
+# username → project role (admin has none: staff are not implicitly members)
+USERS: dict[str, str | None] = {
+    "annotator1": Role.ANNOTATOR,
+    "annotator2": Role.ANNOTATOR,
+    "reviewer1": Role.REVIEWER,
+    "manager1": Role.MANAGER,
+    "admin": None,
+}
+GUIDELINES = Path(__file__).resolve().parents[2] / "synthetic" / "guidelines.md"
+
+
+def passwords_path() -> Path:
+    return Path(settings.VAR_DIR) / "demo-passwords.txt"
+
+
+def load_passwords(path: Path) -> dict[str, str]:
+    """username → password from earlier runs, new random ones for users not in the file."""
+    known: dict[str, str] = {}
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            name, sep, password = line.partition(":")
+            if sep and name.strip() in USERS and password.strip():
+                known[name.strip()] = password.strip()
+    for name in USERS:
+        known.setdefault(name, secrets.token_urlsafe(9))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"{name}: {known[name]}\n" for name in USERS), encoding="utf-8")
+    path.chmod(0o600)
+    return known
+
+
+class Command(BaseCommand):
+    help = "Create demo users and the 'pairs-demo' project with synthetic pairs (idempotent)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--per-bucket", type=int, default=PAIRS_PER_BUCKET, help="pairs per bucket (7 buckets)"
+        )
+
+    def handle(self, *args, **options) -> None:
+        per_bucket = options["per_bucket"]
+        if per_bucket < 1:
+            raise CommandError("--per-bucket must be at least 1.")
+        passwords = load_passwords(passwords_path())
+        users = self._users(passwords)
+        project, created = self._project(users)
+
+        path = Path(settings.VAR_DIR) / "demo" / "pairs.jsonl"
+        n = write_jsonl(
+            generate_pairs(7 * per_bucket, seed=SEED, balanced=True, showcase=True, id_prefix="demo"), path
+        )
+        report = import_jsonl(project=project, path=path, actor=users["manager1"])
+        if not report.ok:
+            for line in report.error_lines():
+                self.stderr.write(line)
+            raise CommandError(f"The demo pairs in {path} were rejected; nothing was imported.")
+
+        self.stdout.write(
+            f"Project {project.name!r} (/p/{project.slug}/) {'created' if created else 'already there'}."
+        )
+        self.stdout.write(f"{path}: {n} pairs. {report.summary()}")
+        self._print_passwords(passwords)
+
+    def _users(self, passwords: dict[str, str]) -> dict:
+        model = get_user_model()
+        users = {}
+        for name in USERS:
+            user, _ = model.objects.get_or_create(username=name)
+            # The printed password always works, also after someone changed it in the admin.
+            user.set_password(passwords[name])
+            user.is_staff = user.is_superuser = name == "admin"
+            user.save()
+            users[name] = user
+        return users
+
+    @transaction.atomic
+    def _project(self, users: dict) -> tuple[Project, bool]:
+        project, created = Project.objects.get_or_create(
+            slug=SLUG,
+            defaults={
+                "name": PROJECT_NAME,
+                "kind": "pair",
+                "overlap": 2,
+                "guidelines": GUIDELINES.read_text(encoding="utf-8"),
+                "label_schema": {"allow_tie": True},
+                # About 80 audited items per family, as in the published audit.
+                "audit_policy": {"mode": "cap", "cap": 80, "seed": 0, "audit_overlap": 2},
+            },
+        )
+        if not created and project.kind != "pair":
+            raise CommandError(f"A project {SLUG!r} exists but holds {project.kind} items, not pairs.")
+        roles = dict(Membership.objects.filter(project=project).values_list("user__username", "role"))
+        for name, role in USERS.items():
+            if role is not None and roles.get(name) != role:
+                membership_set(project=project, actor=users["manager1"], username=name, role=role)
+        return project, created
+
+    def _print_passwords(self, passwords: dict[str, str]) -> None:
+        self.stdout.write("")
+        self.stdout.write("Demo accounts (also in " + str(passwords_path()) + "):")
+        for name, role in USERS.items():
+            what = role or "superuser, /admin/ only (no project role)"
+            self.stdout.write(f"  {name:<11} {passwords[name]:<14} {what}")
