@@ -101,12 +101,18 @@ def setup(n_annotators: int) -> dict:
     project = Project.objects.create(slug=SLUG, name="Benchmark pairs", kind="pair", overlap=2)
     manager = users.create(username="bench-manager")
     Membership.objects.create(user=manager, project=project, role=Role.MANAGER)
-    made = {"manager": manager, "page": users.create(username="bench-page"), "html": [], "api": []}
+    made = {
+        "manager": manager,
+        "page": users.create(username="bench-page"),
+        "html": [],
+        "api": [],
+        "http": [],
+    }
     Membership.objects.create(user=made["page"], project=project, role=Role.ANNOTATOR)
     for flow in ("html", "api"):
         made[f"solo-{flow}"] = [users.create(username=f"bench-solo-{flow}")]
         Membership.objects.create(user=made[f"solo-{flow}"][0], project=project, role=Role.ANNOTATOR)
-    for flow in ("html", "api"):
+    for flow in ("html", "api", "http"):
         for i in range(n_annotators):
             user = users.create(username=f"bench-{flow}-{i:02d}")
             Membership.objects.create(user=user, project=project, role=Role.ANNOTATOR)
@@ -205,6 +211,23 @@ def main() -> None:
         for key in (f"{flow}_single", flow, f"{flow}_paced"):
             print(f"submit+next {key}: {runs[key]}", flush=True)
 
+    # The API flow again over real HTTP against gunicorn (bench/http_concurrency.py).
+    from django.db import connection
+    from rest_framework.authtoken.models import Token
+
+    from bench.http_concurrency import gunicorn, submit_next_http
+
+    http_people = people["http"]
+    tokens = [Token.objects.get_or_create(user=user)[0].key for user in http_people]
+    connection.close()  # the server's processes take the connections from here
+    with gunicorn() as port:
+        runs["api_http"] = submit_next_http(port=port, slug=SLUG, tokens=tokens, seconds=seconds, think=think)
+        runs["api_http_paced"] = submit_next_http(
+            port=port, slug=SLUG, tokens=tokens, seconds=seconds, think=paced
+        )
+    for key in ("api_http", "api_http_paced"):
+        print(f"submit+next {key}: {runs[key]}", flush=True)
+
     results["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "results.json").write_text(json.dumps(results, indent=2) + "\n")
@@ -257,7 +280,7 @@ def _rows(r: dict) -> list[tuple[str, str, str, str]]:
         ("submit+next, 1 annotator, page (htmx) p50/p95", p50_95(sub["html_single"]), "", ""),
         ("submit+next, 1 annotator, API p50/p95", p50_95(sub["api_single"]), "", ""),
     ]
-    for flow, what in (("html", "page (htmx)"), ("api", "API")):
+    for flow, what in (("html", "page (htmx)"), ("api", "API"), ("api_http", "API over HTTP (gunicorn)")):
         for key, how in (
             (flow, "back to back"),
             (f"{flow}_paced", f"~{sub[f'{flow}_paced']['think_s']:g} s apart"),

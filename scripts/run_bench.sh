@@ -15,3 +15,5 @@ export ARBITER_VAR_DIR="$dir/var" BENCH_DIR="$dir/data"
 export DEBUG=false CELERY_TASK_ALWAYS_EAGER=true DJANGO_SETTINGS_MODULE=config.settings
 .venv/bin/python manage.py migrate --noinput >/dev/null
 .venv/bin/python -m bench.run
+.venv/bin/python -m bench.agreement
+.venv/bin/python -m bench.export
