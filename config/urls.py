@@ -16,5 +16,6 @@ urlpatterns = [
     path("p/<slug:slug>/review/", include("review.urls")),
     path("p/<slug:slug>/exports/", include("review.export_urls")),
     path("p/<slug:slug>/audit/", include("audit.urls")),
+    path("p/<slug:slug>/judges/", include("workers.urls")),
     path("", include("annotation.urls")),
 ]

@@ -26,4 +26,5 @@ urlpatterns = [
     # Review and audit endpoints share the `api` namespace.
     path("", include("review.api.urls")),
     path("", include("audit.api.urls")),
+    path("", include("workers.api.urls")),
 ]

@@ -9,6 +9,14 @@ from .work import Item
 
 class Suggestion(models.Model):
     item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="suggestions")
+    # Set for LLM-judge suggestions: which judge, in which run. An item × judge × prompt version
+    # is judged once (a forced re-run replaces the row).
+    judge_config = models.ForeignKey(
+        "workers.JudgeConfig", null=True, blank=True, on_delete=models.CASCADE, related_name="suggestions"
+    )
+    run = models.ForeignKey(
+        "workers.JudgeRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="suggestions"
+    )
     # Who made it: a judge configuration or a model name; `config` keeps the settings used.
     source = models.CharField(max_length=200)
     config = models.JSONField(default=dict, blank=True)
@@ -26,6 +34,13 @@ class Suggestion(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["item", "source"], name="suggestion_by_item")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["item", "judge_config", "prompt_version"],
+                condition=models.Q(judge_config__isnull=False),
+                name="one_suggestion_per_judge_version",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.source} on {self.item}"

@@ -26,12 +26,13 @@ from tests.authorization import (
     cases_annotation,
     cases_audit,
     cases_exports,
+    cases_judges,
     cases_review,
 )
 from tests.authorization.matrix import LOGIN, ROLES, Case
 from tests.factories import MembershipFactory, PairItemFactory, ProjectFactory
 
-AREAS = (cases_annotation, cases_review, cases_exports, cases_agreement, cases_audit)
+AREAS = (cases_annotation, cases_review, cases_exports, cases_agreement, cases_audit, cases_judges)
 CASES: list[Case] = [case for area in AREAS for case in area.CASES]
 
 # Parts of the URL map that are not the platform's and carry their own rules.
