@@ -8,7 +8,7 @@ from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
 from .access import STAFF_ROLES, projects_for
-from .models import Annotation, Assignment, AssignmentStatus, ImportJob, Item, ItemState, Project
+from .models import Annotation, Assignment, AssignmentStatus, ImportJob, Item, ItemState, Project, Suggestion
 
 
 def project_list(*, user) -> QuerySet[Project]:
@@ -73,3 +73,16 @@ def progress(*, project: Project, annotator) -> dict[str, int]:
 
 def import_jobs(*, project: Project) -> QuerySet[ImportJob]:
     return ImportJob.objects.filter(project=project).select_related("created_by")
+
+
+PREFILL_CHOICES = ("first", "second", "tie")
+
+
+def prefill_suggestion(*, item: Item) -> Suggestion | None:
+    """The newest usable judge suggestion for a pair, shown as a default when the project turns
+    suggestions on. Failed or order-inconsistent verdicts pre-fill nothing."""
+    return (
+        Suggestion.objects.filter(item=item, error="", label__preferred__in=PREFILL_CHOICES)
+        .order_by("-created_at", "-id")
+        .first()
+    )

@@ -133,6 +133,9 @@ class Annotation(models.Model):
     client_id = models.UUIDField(default=uuid.uuid4, unique=True, help_text="Makes submits idempotent.")
     version = models.PositiveIntegerField(default=1, help_text="Optimistic lock for edits.")
     flagged = models.BooleanField(default=False, help_text="Annotator asks a reviewer to look.")
+    # When the project shows machine suggestions: which one pre-filled the form, what it
+    # proposed (canonical), and whether the annotator changed it. Empty otherwise.
+    prefill = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -44,6 +44,7 @@ def annotation_submit(
     rationale: str = "",
     seconds_spent: int = 0,
     flagged: bool = False,
+    prefill: dict | None = None,
 ) -> SubmitResult:
     existing = Annotation.objects.filter(client_id=client_id).first()
     if existing is not None:
@@ -60,6 +61,7 @@ def annotation_submit(
                 rationale=rationale,
                 seconds_spent=seconds_spent,
                 flagged=flagged,
+                prefill=prefill,
             ),
             created=True,
         )
@@ -72,7 +74,7 @@ def annotation_submit(
 
 
 @transaction.atomic
-def _submit(*, item, annotator, label, client_id, rationale, seconds_spent, flagged) -> Annotation:
+def _submit(*, item, annotator, label, client_id, rationale, seconds_spent, flagged, prefill) -> Annotation:
     item = Item.objects.select_related("project").select_for_update(of=("self",)).get(pk=item.pk)
     validate_label_or_raise(item=item, label=label)
     assignment = Assignment.objects.filter(item=item, annotator=annotator).first()
@@ -100,6 +102,7 @@ def _submit(*, item, annotator, label, client_id, rationale, seconds_spent, flag
         display_order=assignment.display_order,
         client_id=client_id,
         flagged=flagged,
+        prefill=prefill or {},
     )
     assignment.status = AssignmentStatus.SUBMITTED
     assignment.finished_at = now

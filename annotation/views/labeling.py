@@ -1,7 +1,9 @@
 """Labeling pages: take the next item, label a pair, skip, fetch one long message body.
 
 Blinding: annotators see only items they hold, in their own A/B order, and never gold,
-trajectory sources, other people's labels or machine suggestions. Reviewers and managers may
+trajectory sources, other people's labels, or machine suggestions unless the project turns
+them on (then the judge's choice pre-fills the form, clearly marked, and the label records
+whether the annotator changed it). Reviewers and managers may
 open any item of the project read-only, in canonical order (first/second), without taking a
 slot. URLs carry the letters the viewer sees, never canonical side names.
 """
@@ -21,8 +23,8 @@ from django_htmx.http import HttpResponseClientRedirect, push_url, reswap, retar
 
 from annotation import selectors
 from annotation.access import STAFF_ROLES, project_role_required
-from annotation.labels import display_order, to_canonical_side
-from annotation.models import Annotation, Assignment, AssignmentStatus, Item, ItemKind, Role
+from annotation.labels import display_order, to_canonical_side, to_letter
+from annotation.models import Annotation, Assignment, AssignmentStatus, Item, ItemKind, Role, Suggestion
 from annotation.models.work import OPEN_STATES
 from annotation.rendering import LAZY_FIELDS, Links, message_text
 from annotation.rendering.label_form import (
@@ -87,19 +89,50 @@ def _access(request: HttpRequest, item_id: int) -> Access:
     return Access(item, staff=False, assignment=assignment, annotation=annotation, order=list(order))
 
 
-def _initial_form(access: Access) -> PairForm:
+def _suggestion(request: HttpRequest, access: Access) -> Suggestion | None:
+    """The machine suggestion that pre-fills a fresh label, only where the project shows them."""
+    if access.mode != "submit" or not request.project.show_suggestions:
+        return None
+    return selectors.prefill_suggestion(item=access.item)
+
+
+def _seen(choice: str, order: list[str]) -> str:
+    return choice if choice == "tie" else to_letter(order, choice)
+
+
+def _initial_form(access: Access, suggestion: Suggestion | None = None) -> PairForm:
     a = access.annotation
     if a is not None:
         return form_from_label(
             a.label, access.order, rationale=a.rationale, flagged=a.flagged, version=a.version
         )
-    return PairForm(client_id=str(uuid.uuid4()))
+    form = PairForm(client_id=str(uuid.uuid4()))
+    if suggestion is not None:
+        form.preferred = _seen(suggestion.label["preferred"], access.order)
+    return form
+
+
+def _prefill_record(request: HttpRequest, access: Access, label: dict) -> dict | None:
+    """What pre-filled the submitted form and whether the annotator changed it."""
+    suggestion = _suggestion(request, access)
+    if suggestion is None or request.POST.get("suggestion_id") != str(suggestion.pk):
+        return None
+    proposed = suggestion.label["preferred"]
+    return {
+        "suggestion": suggestion.pk,
+        "source": suggestion.source,
+        "proposed": proposed,
+        "changed": label["preferred"] != proposed,
+    }
 
 
 def _form_context(request: HttpRequest, access: Access, form: PairForm | None, form_error: str = "") -> dict:
     project, item = request.project, access.item
-    form = form or _initial_form(access)
+    suggestion = _suggestion(request, access)
+    form = form or _initial_form(access, suggestion)
     return {
+        "suggestion": suggestion,
+        "suggestion_seen": _seen(suggestion.label["preferred"], access.order) if suggestion else "",
         "project": project,
         "item": item,
         "role": request.project_role,
@@ -248,6 +281,7 @@ def _post_pair(request: HttpRequest, access: Access) -> HttpResponse:
                 client_id=uuid.UUID(form.client_id),
                 rationale=form.rationale,
                 flagged=form.flagged,
+                prefill=_prefill_record(request, access, form.label(access.order)),
                 seconds_spent=seconds_spent(
                     request.POST, leased_at=getattr(access.assignment, "leased_at", None)
                 ),
