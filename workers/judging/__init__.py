@@ -1,0 +1,1 @@
+"""LLM judging: protocols (prompt building, strict parsing, arithmetic) and the run machinery."""
