@@ -20,7 +20,7 @@ demo: venv
 	mkdir -p var
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_demo
-	$(BIN)/python manage.py runserver $(HOST):$(PORT)
+	HOST=$(HOST) PORT=$(PORT) scripts/run_demo.sh
 
 test: venv
 	scripts/run_tests.sh $(PYTEST_ARGS)

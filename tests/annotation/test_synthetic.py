@@ -208,6 +208,10 @@ def test_load_demo_is_idempotent_and_prints_working_passwords(settings, tmp_path
     assert Counter(Item.objects.filter(project=project).values_list("stratum", flat=True)) == {
         bucket: 6 for bucket in BUCKET_COUNTS
     }
+    # One judge on the dev LLM server that `make demo` starts, created once.
+    judge = project.judge_configs.get()
+    assert (judge.protocol, judge.api_key_env) == ("pairwise", "DEVLLM_API_KEY")
+    assert judge.base_url == "http://127.0.0.1:8765/v1"
     roles = dict(Membership.objects.filter(project=project).values_list("user__username", "role"))
     assert roles == {
         "annotator1": "annotator",

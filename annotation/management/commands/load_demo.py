@@ -7,6 +7,7 @@ kept in var/demo-passwords.txt (readable by the owner only) and printed on every
 
 from __future__ import annotations
 
+import os
 import secrets
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from annotation.services.projects import membership_set
 from annotation.synthetic import generate_pairs, write_jsonl
 
 SLUG = "pairs-demo"
+DEMO_JUDGE = "Dev judge (pairwise)"
 PROJECT_NAME = "Plan preference audit"
 PAIRS_PER_BUCKET = 6
 SEED = 2026
@@ -81,11 +83,38 @@ class Command(BaseCommand):
                 self.stderr.write(line)
             raise CommandError(f"The demo pairs in {path} were rejected; nothing was imported.")
 
+        judge = self._judge(project, users["manager1"])
         self.stdout.write(
             f"Project {project.name!r} (/p/{project.slug}/) {'created' if created else 'already there'}."
         )
+        self.stdout.write(
+            f"Judge {judge.name!r} asks the dev LLM server that `make demo` starts ({judge.base_url})."
+        )
         self.stdout.write(f"{path}: {n} pairs. {report.summary()}")
         self._print_passwords(passwords)
+
+    def _judge(self, project: Project, manager):
+        """A pairwise judge on the dev LLM server, so a judge run works with no API key."""
+        from workers.judging.protocols import DEFAULT_TEMPLATES
+        from workers.models import JudgeConfig, JudgeProtocol
+        from workers.services.judges import judge_config_create
+
+        existing = JudgeConfig.objects.filter(project=project, name=DEMO_JUDGE).first()
+        if existing is not None:
+            return existing
+        port = os.environ.get("DEVLLM_PORT", "8765")
+        return judge_config_create(
+            project=project,
+            actor=manager,
+            name=DEMO_JUDGE,
+            protocol=JudgeProtocol.PAIRWISE,
+            base_url=f"http://127.0.0.1:{port}/v1",
+            model="dev-judge?latency_ms=40",
+            api_key_env="DEVLLM_API_KEY",
+            requests_per_minute=600,
+            max_concurrency=4,
+            prompt_template=DEFAULT_TEMPLATES[JudgeProtocol.PAIRWISE],
+        )
 
     def _users(self, passwords: dict[str, str]) -> dict:
         model = get_user_model()
