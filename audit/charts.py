@@ -209,3 +209,18 @@ def count_chart(items: Sequence[tuple[str, int]], *, title: str, chart_id: str) 
         label_w=120,
         note_w=70,
     )
+
+
+def accuracy_chart(bars: Sequence[Bar], *, title: str, chart_id: str) -> SafeString:
+    """Accuracy (0–1) bars on a fixed 0–1 scale, so judges and buckets compare at a glance."""
+    return bar_chart(
+        bars,
+        title=title,
+        chart_id=chart_id,
+        domain=(0.0, 1.0),
+        tick_step=0.25,
+        axis_label="accuracy (0.5 = chance for a pair)",
+        width=720,
+        label_w=190,
+        note_w=130,
+    )

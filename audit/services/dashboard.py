@@ -27,13 +27,14 @@ from annotation.models import (
     Role,
 )
 from audit import agreement as engine
+from audit.judges.tables import JUDGE_TABLES, judge_csv_table
 from review.models import AuditLog
 
 from .sampling import STRATUM_FIELDS
 
 CACHE_SECONDS = 60
 DEFAULT_STRATUM_FIELD = "family"
-TABLES = ("strata", "annotators", "states", "family_kappa", "matrix", "quality")
+TABLES = ("strata", "annotators", "states", "family_kappa", "matrix", "quality", *JUDGE_TABLES)
 STAT_KEYS = (("cohen", "cohen_kappa"), ("fleiss", "fleiss_kappa"), ("alpha", "krippendorff_alpha"))
 # Landis & Koch (1977): lower bound of each band, used for colours (the engine names the band).
 BANDS = ((0.8, "almost-perfect"), (0.6, "substantial"), (0.4, "moderate"), (0.2, "fair"), (0.0, "slight"))
@@ -211,6 +212,8 @@ def _stat_columns(stat: dict | None) -> list:
 
 def csv_table(*, project: Project, table: str, stratum_field: str) -> tuple[list[str], list[list]]:
     """(header, rows) of one dashboard table, in plain values; `table` must be in TABLES."""
+    if table in JUDGE_TABLES:
+        return judge_csv_table(project=project, table=table)
     if table == "strata":
         header = ["stratum_field", "stratum", "units", "raters", "ratings", "percent_agreement"]
         for prefix, _ in STAT_KEYS:

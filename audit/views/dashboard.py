@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET
 from annotation.access import STAFF_ROLES, project_role_required
 from annotation.models import Item, Project, Role
 from audit.charts import Bar, count_chart, kappa_chart
+from audit.judges.tables import judges_context
 from audit.models import AuditSample
 from audit.services.dashboard import (
     TABLES,
@@ -162,6 +163,7 @@ def audit_dashboard(request: HttpRequest) -> HttpResponse:
             "quality": quality_rows(agreement.quality()),
             "sample": AuditSample.objects.filter(project=project).select_related("created_by").first(),
             "audited": Item.objects.filter(project=project, audited=True).count(),
+            "judges": judges_context(project=project),
         }
     )
     return render(request, "audit/dashboard.html", context)
