@@ -165,6 +165,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ROUTES = {
     "workers.tasks.imports.*": {"queue": "imports"},
     "workers.tasks.exports.*": {"queue": "exports"},
+    "workers.tasks.judges.*": {"queue": "judge"},
 }
 
 ARBITER = {

@@ -1,0 +1,121 @@
+"""A real Celery worker on the `judge` queue runs a judge run against the dev LLM server; killed
+in the middle (SIGKILL) and started again, it finishes the run without duplicates."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from annotation.models import Role, Suggestion
+from tests.factories import MembershipFactory
+from tests.workers.test_import_worker import database_url, not_eager  # noqa: F401 - a fixture
+from tests.workers.test_judge_config import make_config
+from tests.workers.test_judge_runs import pair_items
+from workers.devllm import DevLLMServer
+from workers.models import JudgeRun
+from workers.services.judges import judge_run_start
+from workers.tasks.judges import judge_run_task
+
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+WAIT_SECONDS = 90
+KEY_ENV = "ARBITER_TEST_JUDGE_KEY"
+
+
+def start_worker(log: Path) -> subprocess.Popen:
+    redis_url = os.environ.get("REDIS_URL")
+    if not redis_url:
+        pytest.fail("REDIS_URL is not set; run the suite with `make test`.")
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "REDIS_URL": redis_url,
+        "CELERY_TASK_ALWAYS_EAGER": "false",
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        KEY_ENV: "dev-key",
+    }
+    command = [
+        str(Path(sys.executable).parent / "celery"),
+        "-A",
+        "config",
+        "worker",
+        "-Q",
+        "judge",
+        "--pool=solo",
+        "-c",
+        "1",
+        "--without-gossip",
+        "--without-mingle",
+        "-n",
+        f"judge-test-{uuid.uuid4().hex[:8]}@%h",
+    ]
+    with log.open("ab") as out:
+        return subprocess.Popen(command, cwd=settings.BASE_DIR, env=env, stdout=out, stderr=subprocess.STDOUT)
+
+
+def stop_worker(worker: subprocess.Popen) -> None:
+    if worker.poll() is not None:
+        return
+    worker.terminate()
+    try:
+        worker.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        worker.kill()
+        worker.wait(timeout=10)
+
+
+def wait_for(condition, log: Path, what: str) -> None:
+    deadline = time.monotonic() + WAIT_SECONDS
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.1)
+    pytest.fail(f"{what} not reached after {WAIT_SECONDS}s; worker log:\n{log.read_text()[-4000:]}")
+
+
+def finished(run: JudgeRun) -> bool:
+    run.refresh_from_db()
+    return run.status in (JudgeRun.Status.DONE, JudgeRun.Status.FAILED, JudgeRun.Status.CANCELLED)
+
+
+def test_worker_runs_a_judge_run_and_survives_sigkill(tmp_path, not_eager):  # noqa: F811 - fixture
+    manager = MembershipFactory(role=Role.MANAGER)
+    items = pair_items(manager.project, 30)
+    log = tmp_path / "worker.log"
+    with DevLLMServer(port=0) as server:
+        config = make_config(
+            manager.project,
+            manager.user,
+            base_url=server.url,
+            model="dev-judge?latency_ms=150&rate_429=0.1&malformed=0.1&retry_after=0.05",
+            max_concurrency=2,
+        )
+        worker = start_worker(log)
+        try:
+            run = judge_run_start(config=config, actor=manager.user, filters={})
+            done = lambda: Suggestion.objects.filter(judge_config=config).count()  # noqa: E731
+            wait_for(lambda: done() >= 5, log, "five items judged")
+            os.kill(worker.pid, signal.SIGKILL)
+            worker.wait(timeout=10)
+            killed_at = done()
+            assert killed_at < len(items), "the run finished before the worker was killed"
+            worker = start_worker(log)
+            # The unacknowledged message comes back when the broker's visibility timeout passes;
+            # send it again now rather than wait (what a recovery sweep does): safe to repeat.
+            judge_run_task.delay(run.pk)
+            wait_for(lambda: finished(run), log, "run finished")
+        finally:
+            stop_worker(worker)
+    assert run.status == JudgeRun.Status.DONE, run.error
+    suggestions = Suggestion.objects.filter(judge_config=config)
+    assert suggestions.count() == len(items)
+    assert sorted(suggestions.values_list("item_id", flat=True)) == sorted(i.pk for i in items)
+    assert run.items_done + run.items_failed == len(items)

@@ -1,0 +1,1 @@
+"""Workers' services: judge configurations and judge runs."""
