@@ -175,6 +175,8 @@ ARBITER = {
     "COLLAPSE_CHARS": int(os.environ.get("ARBITER_COLLAPSE_CHARS", "1200")),
     "LAZY_CHARS": int(os.environ.get("ARBITER_LAZY_CHARS", "20000")),
     "CHROMIUM_PATH": os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"),
+    # A running judge run whose heartbeat is older than this lost its worker and is resumed.
+    "JUDGE_STALE_SECONDS": int(os.environ.get("ARBITER_JUDGE_STALE_SECONDS", "120")),
 }
 
 LOGGING = {

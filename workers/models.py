@@ -90,6 +90,9 @@ class JudgeRun(models.Model):
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    # Written with the counters while a worker judges; a running run whose heartbeat is old
+    # lost its worker and is resumed (workers.tasks.judges.judge_runs_recover).
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

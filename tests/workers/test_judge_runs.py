@@ -3,7 +3,10 @@ item is judged exactly once, re-runs skip, force re-judges, cancel stops."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from annotation.models import Role, Suggestion
 from tests.factories import MembershipFactory, PairItemFactory, TrajectoryFactory
@@ -132,9 +135,12 @@ def test_restart_after_a_crash_continues_without_duplicates(manager, server):
     config = make_config(manager.project, manager.user, base_url=server.url)
     run = start(config, manager)
     run_judge(run.pk)
-    # As if the worker died before marking the run done: the next delivery runs it again.
+    # As if the worker died before marking the run done (its heartbeat stopped long ago):
+    # the next delivery runs it again.
     Suggestion.objects.filter(item__in=list(Suggestion.objects.values_list("item", flat=True))[:3]).delete()
-    JudgeRun.objects.filter(pk=run.pk).update(status=JudgeRun.Status.RUNNING)
+    JudgeRun.objects.filter(pk=run.pk).update(
+        status=JudgeRun.Status.RUNNING, heartbeat_at=timezone.now() - timedelta(hours=1)
+    )
     requests_before = server.stats.snapshot()["total"]
     run = run_judge(run.pk)
     assert run.status == JudgeRun.Status.DONE
@@ -201,3 +207,22 @@ def test_one_run_of_a_judge_at_a_time_and_filters_are_checked(manager, server):
     with pytest.raises(JudgeError) as caught:
         start(other, manager, filters={"states": ["nope"], "item_ids": [999999]})
     assert set(caught.value.errors) == {"states", "item_ids"}
+
+
+def test_a_run_with_a_live_heartbeat_is_not_started_twice_and_stale_ones_are_recovered(
+    manager, server, monkeypatch
+):
+    from workers.tasks import judges as judge_tasks
+
+    pair_items(manager.project, 2)
+    config = make_config(manager.project, manager.user, base_url=server.url)
+    live = start(config, manager)
+    JudgeRun.objects.filter(pk=live.pk).update(status=JudgeRun.Status.RUNNING, heartbeat_at=timezone.now())
+    requests_before = server.stats.snapshot()["total"]
+    assert run_judge(live.pk).status == JudgeRun.Status.RUNNING  # another worker holds it
+    assert server.stats.snapshot()["total"] == requests_before
+    queued = []
+    monkeypatch.setattr(judge_tasks.judge_run_task, "delay", queued.append)
+    assert judge_tasks.judge_runs_recover() == []
+    JudgeRun.objects.filter(pk=live.pk).update(heartbeat_at=timezone.now() - timedelta(hours=1))
+    assert judge_tasks.judge_runs_recover() == [live.pk] and queued == [live.pk]

@@ -22,7 +22,6 @@ from tests.workers.test_judge_runs import pair_items
 from workers.devllm import DevLLMServer
 from workers.models import JudgeRun
 from workers.services.judges import judge_run_start
-from workers.tasks.judges import judge_run_task
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 
@@ -41,6 +40,8 @@ def start_worker(log: Path) -> subprocess.Popen:
         "CELERY_TASK_ALWAYS_EAGER": "false",
         "DJANGO_SETTINGS_MODULE": "config.settings",
         KEY_ENV: "dev-key",
+        # A killed worker's run is resumed once its heartbeat is this old (default 120 s).
+        "ARBITER_JUDGE_STALE_SECONDS": "3",
     }
     command = [
         str(Path(sys.executable).parent / "celery"),
@@ -107,10 +108,9 @@ def test_worker_runs_a_judge_run_and_survives_sigkill(tmp_path, not_eager):  # n
             worker.wait(timeout=10)
             killed_at = done()
             assert killed_at < len(items), "the run finished before the worker was killed"
+            # Nothing is sent again by hand: the new worker finds the run's heartbeat stale
+            # and resumes it (workers.tasks.judges.judge_runs_recover).
             worker = start_worker(log)
-            # The unacknowledged message comes back when the broker's visibility timeout passes;
-            # send it again now rather than wait (what a recovery sweep does): safe to repeat.
-            judge_run_task.delay(run.pk)
             wait_for(lambda: finished(run), log, "run finished")
         finally:
             stop_worker(worker)

@@ -16,11 +16,13 @@ import queue
 import threading
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from decimal import Decimal
 from types import SimpleNamespace
 from typing import Any
 
 from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
 from django.db import DatabaseError, transaction
 from django.db.models import F, Q, QuerySet
 from django.utils import timezone
@@ -111,6 +113,15 @@ class _Counters:
         return spend
 
 
+def stale_after() -> timedelta:
+    return timedelta(seconds=settings.ARBITER["JUDGE_STALE_SECONDS"])
+
+
+def heartbeat_is_stale(run: JudgeRun) -> bool:
+    beat = run.heartbeat_at or run.started_at
+    return beat is None or beat < timezone.now() - stale_after()
+
+
 def run_judge(run_id: int) -> JudgeRun:
     """Judge the run's items; returns the run as it ended. Re-entrant after a crash."""
     with transaction.atomic():
@@ -119,9 +130,12 @@ def run_judge(run_id: int) -> JudgeRun:
             return run
         if run.cancel_requested:
             return _finish(run, JudgeRun.Status.CANCELLED)
+        if run.status == JudgeRun.Status.RUNNING and not heartbeat_is_stale(run):
+            return run  # another worker is judging it right now
         run.status = JudgeRun.Status.RUNNING
         run.started_at = run.started_at or timezone.now()
-        run.save(update_fields=["status", "started_at"])
+        run.heartbeat_at = timezone.now()
+        run.save(update_fields=["status", "started_at", "heartbeat_at"])
     config = run.config
     try:
         protocol = protocol_for(config)
@@ -270,7 +284,10 @@ def _cancel_requested(run: JudgeRun) -> bool:
 def _flush(run: JudgeRun, counters: _Counters) -> bool:
     """Write the counters; return whether a cancel was asked for."""
     JudgeRun.objects.filter(pk=run.pk).update(
-        items_done=counters.done, items_failed=counters.failed, **counters.take_spend()
+        items_done=counters.done,
+        items_failed=counters.failed,
+        heartbeat_at=timezone.now(),
+        **counters.take_spend(),
     )
     return _cancel_requested(run)
 
