@@ -17,3 +17,4 @@ export DEBUG=false CELERY_TASK_ALWAYS_EAGER=true DJANGO_SETTINGS_MODULE=config.s
 .venv/bin/python -m bench.run
 .venv/bin/python -m bench.agreement
 .venv/bin/python -m bench.export
+.venv/bin/python -m bench.judge
