@@ -21,7 +21,9 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+# Module scope: while sync_playwright is open its event loop counts as running on this thread,
+# and tests elsewhere that call asyncio.run() (the judge runner) must not see it.
+@pytest.fixture(scope="module")
 def browser():
     path = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
     with sync_playwright() as pw:
