@@ -40,3 +40,16 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
 
     for db in settings.DATABASES.values():
         db.setdefault("TEST", {})["NAME"] = f"test_{db['NAME']}_{os.getpid()}"
+
+
+@pytest.fixture
+def not_eager():
+    """For tests with a real worker (tests/workers/celery_worker.py): tasks go to Redis."""
+    from config.celery import app
+
+    saved = app.conf.task_always_eager
+    app.conf.task_always_eager = False
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager = saved

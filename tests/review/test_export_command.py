@@ -5,15 +5,9 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
-import subprocess
-import sys
-import time
-import uuid
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
@@ -27,7 +21,7 @@ from tests.review.test_export_helpers import (  # noqa: F401 - exports_root is a
     read_jsonl,
     verified_pair,
 )
-from tests.workers.test_import_worker import database_url, not_eager, stop_worker  # noqa: F401
+from tests.workers.celery_worker import start_worker, stop_worker, wait_until
 
 WAIT_SECONDS = 60
 
@@ -115,48 +109,9 @@ def test_refuses_a_folder_with_files_and_a_non_manager(project, tmp_path):
 # --- a real worker ---------------------------------------------------------------------------
 
 
-def start_export_worker(log: Path, var_dir: Path) -> subprocess.Popen:
-    redis_url = os.environ.get("REDIS_URL")
-    if not redis_url:
-        pytest.fail("REDIS_URL is not set; run the suite with `make test`.")
-    env = {
-        **os.environ,
-        "DATABASE_URL": database_url(),
-        "REDIS_URL": redis_url,
-        "CELERY_TASK_ALWAYS_EAGER": "false",
-        "ARBITER_VAR_DIR": str(var_dir),  # EXPORT_ROOT is <var>/exports
-        "DJANGO_SETTINGS_MODULE": "config.settings",
-    }
-    celery = Path(sys.executable).parent / "celery"
-    command = [
-        str(celery),
-        "-A",
-        "config",
-        "worker",
-        "-Q",
-        "exports",
-        "--pool=solo",
-        "-c",
-        "1",
-        "--without-gossip",
-        "--without-mingle",
-        "-n",
-        f"export-test-{uuid.uuid4().hex[:8]}@%h",
-    ]
-    with log.open("wb") as out:
-        return subprocess.Popen(command, cwd=settings.BASE_DIR, env=env, stdout=out, stderr=subprocess.STDOUT)
-
-
-def wait_finished(export: Export, log: Path) -> Export:
-    deadline = time.monotonic() + WAIT_SECONDS
-    while time.monotonic() < deadline:
-        export.refresh_from_db()
-        if export.status in (Export.Status.DONE, Export.Status.FAILED):
-            return export
-        time.sleep(0.25)
-    pytest.fail(
-        f"export {export.pk} still {export.status} after {WAIT_SECONDS}s; log:\n{log.read_text()[-4000:]}"
-    )
+def export_finished(export: Export) -> bool:
+    export.refresh_from_db()
+    return export.status in (Export.Status.DONE, Export.Status.FAILED)
 
 
 @pytest.mark.worker
@@ -170,7 +125,8 @@ def test_a_worker_on_the_exports_queue_runs_the_export(tmp_path, settings):
     for n in range(25):
         verified_pair(project, preferred="first" if n % 2 else "second")
     log = tmp_path / "worker.log"
-    worker = start_export_worker(log, var_dir)
+    # EXPORT_ROOT is <var>/exports in the worker too.
+    worker = start_worker(log, queues="exports", env={"ARBITER_VAR_DIR": str(var_dir)})
     try:
         export = export_create(
             project=project,
@@ -181,7 +137,7 @@ def test_a_worker_on_the_exports_queue_runs_the_export(tmp_path, settings):
         )
         # Queued, not run here: this process never waits on the export.
         assert Export.objects.get(pk=export.pk).status in (Export.Status.QUEUED, Export.Status.RUNNING)
-        export = wait_finished(export, log)
+        wait_until(lambda: export_finished(export), log, "export finished")
     finally:
         stop_worker(worker)
     assert export.status == Export.Status.DONE, export.error

@@ -6,17 +6,13 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
-import sys
-import time
-import uuid
 from pathlib import Path
 
 import pytest
-from django.conf import settings
 
 from annotation.models import Role, Suggestion
 from tests.factories import MembershipFactory
-from tests.workers.test_import_worker import database_url, not_eager  # noqa: F401 - a fixture
+from tests.workers.celery_worker import start_worker, stop_worker, wait_until
 from tests.workers.test_judge_config import make_config
 from tests.workers.test_judge_runs import pair_items
 from workers.devllm import DevLLMServer
@@ -29,57 +25,17 @@ WAIT_SECONDS = 90
 KEY_ENV = "ARBITER_TEST_JUDGE_KEY"
 
 
-def start_worker(log: Path) -> subprocess.Popen:
-    redis_url = os.environ.get("REDIS_URL")
-    if not redis_url:
-        pytest.fail("REDIS_URL is not set; run the suite with `make test`.")
+def start_judge_worker(log: Path) -> subprocess.Popen:
     env = {
-        **os.environ,
-        "DATABASE_URL": database_url(),
-        "REDIS_URL": redis_url,
-        "CELERY_TASK_ALWAYS_EAGER": "false",
-        "DJANGO_SETTINGS_MODULE": "config.settings",
         KEY_ENV: "dev-key",
         # A killed worker's run is resumed once its heartbeat is this old (default 120 s).
         "ARBITER_JUDGE_STALE_SECONDS": "3",
     }
-    command = [
-        str(Path(sys.executable).parent / "celery"),
-        "-A",
-        "config",
-        "worker",
-        "-Q",
-        "judge",
-        "--pool=solo",
-        "-c",
-        "1",
-        "--without-gossip",
-        "--without-mingle",
-        "-n",
-        f"judge-test-{uuid.uuid4().hex[:8]}@%h",
-    ]
-    with log.open("ab") as out:
-        return subprocess.Popen(command, cwd=settings.BASE_DIR, env=env, stdout=out, stderr=subprocess.STDOUT)
-
-
-def stop_worker(worker: subprocess.Popen) -> None:
-    if worker.poll() is not None:
-        return
-    worker.terminate()
-    try:
-        worker.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        worker.kill()
-        worker.wait(timeout=10)
+    return start_worker(log, queues="judge", env=env)
 
 
 def wait_for(condition, log: Path, what: str) -> None:
-    deadline = time.monotonic() + WAIT_SECONDS
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.1)
-    pytest.fail(f"{what} not reached after {WAIT_SECONDS}s; worker log:\n{log.read_text()[-4000:]}")
+    wait_until(condition, log, what, seconds=WAIT_SECONDS)
 
 
 def finished(run: JudgeRun) -> bool:
@@ -87,7 +43,7 @@ def finished(run: JudgeRun) -> bool:
     return run.status in (JudgeRun.Status.DONE, JudgeRun.Status.FAILED, JudgeRun.Status.CANCELLED)
 
 
-def test_worker_runs_a_judge_run_and_survives_sigkill(tmp_path, not_eager):  # noqa: F811 - fixture
+def test_worker_runs_a_judge_run_and_survives_sigkill(tmp_path, not_eager):
     manager = MembershipFactory(role=Role.MANAGER)
     items = pair_items(manager.project, 30)
     log = tmp_path / "worker.log"
@@ -99,7 +55,7 @@ def test_worker_runs_a_judge_run_and_survives_sigkill(tmp_path, not_eager):  # n
             model="dev-judge?latency_ms=150&rate_429=0.1&malformed=0.1&retry_after=0.05",
             max_concurrency=2,
         )
-        worker = start_worker(log)
+        worker = start_judge_worker(log)
         try:
             run = judge_run_start(config=config, actor=manager.user, filters={})
             done = lambda: Suggestion.objects.filter(judge_config=config).count()  # noqa: E731
@@ -110,7 +66,7 @@ def test_worker_runs_a_judge_run_and_survives_sigkill(tmp_path, not_eager):  # n
             assert killed_at < len(items), "the run finished before the worker was killed"
             # Nothing is sent again by hand: the new worker finds the run's heartbeat stale
             # and resumes it (workers.tasks.judges.judge_runs_recover).
-            worker = start_worker(log)
+            worker = start_judge_worker(log)
             wait_for(lambda: finished(run), log, "run finished")
         finally:
             stop_worker(worker)
