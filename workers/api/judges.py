@@ -20,6 +20,7 @@ from annotation.api.views.base import ProjectScoped
 from annotation.models import ItemState
 from workers.models import JudgeConfig, JudgeProtocol, JudgeRun
 from workers.services.judges import (
+    EDITABLE,
     JudgeError,
     judge_api_key,
     judge_config_create,
@@ -27,23 +28,6 @@ from workers.services.judges import (
     judge_run_cancel,
     judge_run_start,
 )
-
-CONFIG_FIELDS = [
-    "name",
-    "protocol",
-    "base_url",
-    "model",
-    "api_key_env",
-    "temperature",
-    "samples",
-    "max_concurrency",
-    "requests_per_minute",
-    "tokens_per_minute",
-    "timeout_seconds",
-    "prompt_template",
-    "price_in_per_mtok",
-    "price_out_per_mtok",
-]
 
 
 class JudgeConfigSerializer(serializers.ModelSerializer):
@@ -65,7 +49,7 @@ class JudgeConfigSerializer(serializers.ModelSerializer):
         model = JudgeConfig
         fields = [
             "id",
-            *CONFIG_FIELDS,
+            *EDITABLE,
             "prompt_version",
             "api_key_set",
             "created_by",
