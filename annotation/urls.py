@@ -15,6 +15,7 @@ urlpatterns = [
         name="message_body",
     ),
     path("p/<slug:slug>/members/", members.member_list, name="member_list"),
+    path("p/<slug:slug>/settings/", members.project_settings, name="project_settings"),
     path("p/<slug:slug>/members/<int:membership_id>/remove/", members.member_remove, name="member_remove"),
     path("p/<slug:slug>/labels/", browse.my_labels, name="my_labels"),
     path("p/<slug:slug>/import/", imports.import_upload, name="import_upload"),

@@ -54,3 +54,38 @@ def _keep_a_manager(project: Project, leaving: Membership) -> None:
     others = Membership.objects.filter(project=project, role=Role.MANAGER).exclude(pk=leaving.pk)
     if not others.select_for_update().exists():
         raise MembershipError("A project needs at least one manager; add another manager first.")
+
+
+SETTINGS_FIELDS = ("name", "guidelines", "overlap", "show_suggestions")
+SCHEMA_FLAGS = ("allow_tie", "show_annotator_names")
+
+
+@transaction.atomic
+def project_settings_update(*, project: Project, actor, **fields) -> Project:
+    """Change what a manager may change about a running project; label-schema flags live in
+    `label_schema`. Overlap is the default for items imported later: existing items keep theirs
+    (an audit sample sets them per item)."""
+    unknown = set(fields) - set(SETTINGS_FIELDS) - set(SCHEMA_FLAGS)
+    if unknown:
+        raise MembershipError(f"Unknown setting(s): {', '.join(sorted(unknown))}.")
+    if "overlap" in fields and not 1 <= int(fields["overlap"]) <= 20:
+        raise MembershipError("Overlap is the number of annotations per item: 1 to 20.")
+    project = Project.objects.select_for_update().get(pk=project.pk)
+    before = {name: getattr(project, name) for name in SETTINGS_FIELDS if name in fields}
+    for name in SETTINGS_FIELDS:
+        if name in fields:
+            setattr(project, name, fields[name])
+    schema = dict(project.label_schema)
+    for flag in SCHEMA_FLAGS:
+        if flag in fields:
+            before[flag] = schema.get(flag, True)
+            schema[flag] = bool(fields[flag])
+    project.label_schema = schema
+    project.save()
+    audit_log_write(
+        project_id=project.pk,
+        actor=actor,
+        action="project_settings",
+        data={"changed": sorted(k for k in fields if before.get(k) != fields[k])},
+    )
+    return project

@@ -1,4 +1,4 @@
-"""Managers add people to a project, change their role, or remove them."""
+"""Managers run their project: who is in it with which role, and its settings."""
 
 from __future__ import annotations
 
@@ -10,7 +10,12 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.access import MANAGERS, project_role_required
 from annotation.models import Membership, Role
-from annotation.services.projects import MembershipError, membership_remove, membership_set
+from annotation.services.projects import (
+    MembershipError,
+    membership_remove,
+    membership_set,
+    project_settings_update,
+)
 
 
 class MemberForm(forms.Form):
@@ -50,3 +55,40 @@ def member_remove(request: HttpRequest, membership_id: int) -> HttpResponse:
     else:
         messages.success(request, f"{membership.user.username} was removed from the project.")
     return redirect("member_list", request.project.slug)
+
+
+class SettingsForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    guidelines = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 12}))
+    overlap = forms.IntegerField(
+        min_value=1, max_value=20, help_text="Annotations wanted per item, for items imported from now on."
+    )
+    allow_tie = forms.BooleanField(required=False, label="Annotators may call a pair a tie")
+    show_suggestions = forms.BooleanField(
+        required=False, label="Pre-fill labels with machine suggestions (annotators see the judge's choice)"
+    )
+    show_annotator_names = forms.BooleanField(required=False, label="Show annotator names to reviewers")
+
+
+@require_http_methods(["GET", "POST"])
+@project_role_required(MANAGERS)
+def project_settings(request: HttpRequest) -> HttpResponse:
+    project = request.project
+    initial = {
+        "name": project.name,
+        "guidelines": project.guidelines,
+        "overlap": project.overlap,
+        "allow_tie": project.allow_tie,
+        "show_suggestions": project.show_suggestions,
+        "show_annotator_names": project.label_schema.get("show_annotator_names", True),
+    }
+    form = SettingsForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            project_settings_update(project=project, actor=request.user, **form.cleaned_data)
+        except MembershipError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, "Settings saved.")
+            return redirect("project_settings", project.slug)
+    return render(request, "annotation/settings.html", {"project": project, "form": form})

@@ -51,3 +51,25 @@ def test_membership_of_another_project_is_404(manager_client):
     response = client.post(f"/p/{project.slug}/members/{elsewhere.pk}/remove/")
     assert response.status_code == 404
     assert Membership.objects.filter(pk=elsewhere.pk).exists()
+
+
+def test_manager_turns_suggestions_on_and_ties_off(manager_client):
+    client, project = manager_client
+    response = client.post(
+        f"/p/{project.slug}/settings/",
+        {"name": "Flights v2", "guidelines": "# Judge the plan", "overlap": "3", "show_suggestions": "on"},
+        follow=True,
+    )
+    assert "Settings saved." in response.content.decode()
+    project.refresh_from_db()
+    assert (project.name, project.overlap, project.show_suggestions) == ("Flights v2", 3, True)
+    assert project.allow_tie is False and project.label_schema["show_annotator_names"] is False
+    assert AuditLog.objects.filter(project=project, action="project_settings").exists()
+
+
+def test_bad_overlap_changes_nothing(manager_client):
+    client, project = manager_client
+    response = client.post(f"/p/{project.slug}/settings/", {"name": "X", "overlap": "0"})
+    assert response.status_code == 200 and "greater than or equal to 1" in response.content.decode()
+    project.refresh_from_db()
+    assert project.overlap == 2 and project.name != "X"

@@ -62,6 +62,8 @@ CASES = [
       args=pk_of("reviewer_membership")),
     C("member_remove",            (LOGIN, 404, 404, 404, 404), "other project", method=POST,
       args=pk_of("foreign_membership")),
+    C("project_settings",         (LOGIN, 404, 404, 404, 200), args=P),
+    C("project_settings",         (LOGIN, 404, 404, 404, 200), "post", method=POST, args=P, data=empty),
     C("import_upload",            (LOGIN, 404, 404, 404, 200), args=P),
     C("import_upload",            (LOGIN, 404, 404, 404, {200, 302, 400}), "post", method=POST, args=P,
       data=empty),
