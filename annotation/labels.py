@@ -15,6 +15,7 @@ from jsonschema import Draft202012Validator
 from .models import Item, ItemKind, Project
 
 PAIR_SIDES = ("first", "second")
+PCA_DIMENSIONS = ("perception", "cognition", "action")
 
 _TAGS = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
 LABEL_SCHEMAS: dict[str, dict[str, Any]] = {
@@ -57,7 +58,15 @@ LABEL_SCHEMAS: dict[str, dict[str, Any]] = {
         "type": "object",
         "required": ["perception", "cognition", "action"],
         "additionalProperties": False,
-        "properties": {k: {"enum": [0, 1]} for k in ("perception", "cognition", "action")},
+        "properties": {
+            **{k: {"enum": [0, 1]} for k in PCA_DIMENSIONS},
+            # One-line notes: why each dimension got its score (optional, not compared).
+            "evidence": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {k: {"type": "string", "maxLength": 500} for k in PCA_DIMENSIONS},
+            },
+        },
     },
     ItemKind.RECORDING: {
         "type": "object",

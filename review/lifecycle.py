@@ -118,9 +118,13 @@ def item_transition(
 # --- the rules ------------------------------------------------------------------------------
 
 
+PERSONAL_FIELDS = ("confidence", "evidence")
+
+
 def consensus_label(label: dict) -> dict:
-    """What agreeing annotators settled on: their shared label without personal fields."""
-    return {key: value for key, value in label.items() if key != "confidence"}
+    """What agreeing annotators settled on: their shared label without personal fields (one
+    annotator's confidence or evidence notes are not the consensus)."""
+    return {key: value for key, value in label.items() if key not in PERSONAL_FIELDS}
 
 
 def agreement_share(kind: str, labels: list[dict]) -> float | None:

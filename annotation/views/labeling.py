@@ -38,6 +38,9 @@ from annotation.rendering.label_form import (
 )
 from annotation.rendering.other import other_view
 from annotation.rendering.pair import pair_view
+from annotation.rendering.pca import pca_view
+from annotation.rendering.pca_form import PcaForm, initial_form, parse_pca_form, prefill_record
+from annotation.rendering.pca_form import service_errors as pca_service_errors
 from annotation.services.annotations import SubmitError, annotation_edit, annotation_submit
 from annotation.services.queue import QueueError, assignment_skip, item_assign
 
@@ -45,6 +48,8 @@ from .projects import render_guidelines
 
 CANONICAL = ["first", "second"]
 PAGE = "annotation/label_pair.html"
+PCA_PAGE = "annotation/label_pca.html"
+PAGES = {ItemKind.PAIR: PAGE, ItemKind.PCA: PCA_PAGE}
 
 
 @dataclass
@@ -162,14 +167,21 @@ def _page_context(
     context.update(
         view=pair_view(item=item, order=access.order, links=Links(project.slug, item.pk), staff=access.staff),
         notice=notice,
-        progress=selectors.progress(project=project, annotator=request.user),
-        guidelines_html=render_guidelines(project.guidelines) if project.guidelines.strip() else "",
-        # Staff only: everyone's labels on this item. Annotators never get this list.
-        staff_labels=list(item.annotations.select_related("annotator").order_by("created_at"))
-        if access.staff
-        else [],
+        **_surroundings(request, access),
     )
     return context
+
+
+def _surroundings(request: HttpRequest, access: Access) -> dict:
+    project = request.project
+    return {
+        "progress": selectors.progress(project=project, annotator=request.user),
+        "guidelines_html": render_guidelines(project.guidelines) if project.guidelines.strip() else "",
+        # Staff only: everyone's labels on this item. Annotators never get this list.
+        "staff_labels": list(access.item.annotations.select_related("annotator").order_by("created_at"))
+        if access.staff
+        else [],
+    }
 
 
 def _render_other(request: HttpRequest, access: Access) -> HttpResponse:
@@ -186,14 +198,56 @@ def _render_other(request: HttpRequest, access: Access) -> HttpResponse:
     return render(request, "annotation/label_other.html", context)
 
 
+def _pca_context(
+    request: HttpRequest,
+    access: Access,
+    *,
+    form: PcaForm | None = None,
+    form_error: str = "",
+    notice: str = "",
+) -> dict:
+    project, item = request.project, access.item
+    view = pca_view(item=item, links=Links(project.slug, item.pk))
+    form = form or initial_form(access.annotation, proposed_action=view.proposed_action)
+    return {
+        "project": project,
+        "item": item,
+        "role": request.project_role,
+        "staff": access.staff,
+        "mode": access.mode,
+        "access": access,
+        "view": view,
+        "form": form,
+        "form_error": form_error,
+        "notice": notice,
+        "page_loaded_at": request.POST.get("page_loaded_at", "") if form_error else "",
+        **_surroundings(request, access),
+    }
+
+
+def _page(request: HttpRequest, access: Access, *, partial: str = "", **kwargs) -> HttpResponse:
+    """The labeling page of the item's kind (pair or P/C/A), whole or one named partial."""
+    pca = access.item.kind == ItemKind.PCA
+    context = (_pca_context if pca else _page_context)(request, access, **kwargs)
+    page = PCA_PAGE if pca else PAGE
+    return render(request, f"{page}#{partial}" if partial else page, context)
+
+
 def _form_error(
-    request: HttpRequest, access: Access, form: PairForm, message: str, status: int
+    request: HttpRequest, access: Access, form: PairForm | PcaForm, message: str, status: int
 ) -> HttpResponse:
+    page = PAGES[access.item.kind]
     if request.htmx:
         # htmx does not swap 4xx answers: send 200 and put the form, with its errors, in place.
-        response = render(request, f"{PAGE}#form", _form_context(request, access, form, message))
+        if access.item.kind == ItemKind.PCA:
+            context = _pca_context(request, access, form=form, form_error=message)
+        else:
+            context = _form_context(request, access, form, message)
+        response = render(request, f"{page}#form", context)
         return reswap(retarget(response, "#label-form"), "outerHTML")
-    return render(request, PAGE, _page_context(request, access, form=form, form_error=message), status=status)
+    response = _page(request, access, form=form, form_error=message)
+    response.status_code = status
+    return response
 
 
 def _next_item(request: HttpRequest) -> HttpResponse:
@@ -203,13 +257,11 @@ def _next_item(request: HttpRequest) -> HttpResponse:
         messages.success(request, "Label saved.")
         return redirect("queue_next", project.slug)
     assignment = item_assign(project=project, annotator=request.user)
-    if assignment is None or assignment.item.kind != ItemKind.PAIR:
+    if assignment is None or assignment.item.kind not in PAGES:
         messages.success(request, "Label saved.")
         return HttpResponseClientRedirect(reverse("queue_next", args=[project.slug]))
     access = _access(request, assignment.item_id)
-    response = render(
-        request, f"{PAGE}#page", _page_context(request, access, notice="Label saved. Here is the next item.")
-    )
+    response = _page(request, access, partial="page", notice="Label saved. Here is the next item.")
     return push_url(response, reverse("label_item", args=[project.slug, assignment.item_id]))
 
 
@@ -232,11 +284,13 @@ def queue_next(request: HttpRequest) -> HttpResponse:
 def label_item(request: HttpRequest, item_id: int) -> HttpResponse:
     access = _access(request, item_id)
     if request.method == "GET":
-        if access.item.kind != ItemKind.PAIR:
+        if access.item.kind not in PAGES:
             return _render_other(request, access)
-        return render(request, PAGE, _page_context(request, access))
+        return _page(request, access)
     if access.staff:
         return HttpResponseForbidden("Reviewers and managers view items read-only here.")
+    if access.item.kind == ItemKind.PCA:
+        return _post_pca(request, access)
     if access.item.kind != ItemKind.PAIR:
         return HttpResponseBadRequest("Labels for this kind of item are not taken on this page yet.")
     return _post_pair(request, access)
@@ -263,42 +317,77 @@ def _post_pair(request: HttpRequest, access: Access) -> HttpResponse:
     )
     if not form.valid:
         return _form_error(request, access, form, "Nothing was saved: please fix the marked fields.", 400)
+    label = form.label(access.order)
     try:
-        if editing:
-            annotation_edit(
-                annotation=annotation,
-                editor=request.user,
-                label=form.label(access.order),
-                rationale=form.rationale,
-                expected_version=form.version,
-                flagged=form.flagged,
-            )
-        else:
-            annotation_submit(
-                item=item,
-                annotator=request.user,
-                label=form.label(access.order),
-                client_id=uuid.UUID(form.client_id),
-                rationale=form.rationale,
-                flagged=form.flagged,
-                prefill=_prefill_record(request, access, form.label(access.order)),
-                seconds_spent=seconds_spent(
-                    request.POST, leased_at=getattr(access.assignment, "leased_at", None)
-                ),
-            )
+        _store(request, access, form, label, form.rationale, _prefill_record(request, access, label))
     except SubmitError as exc:
         form.errors.update(service_errors(exc.errors, access.order))
         message = "Nothing was saved: please fix the marked fields." if exc.errors else str(exc)
         return _form_error(request, access, form, message, exc.status)
+    return _saved(request, item, editing=editing)
+
+
+def _store(
+    request: HttpRequest,
+    access: Access,
+    form: PairForm | PcaForm,
+    label: dict,
+    rationale: str,
+    prefill: dict | None,
+) -> None:
+    """Edit one's label (optimistic lock on form.version) or submit a new one (idempotent by
+    form.client_id); raises SubmitError."""
+    if form.version is not None:
+        annotation_edit(
+            annotation=access.annotation,
+            editor=request.user,
+            label=label,
+            rationale=rationale,
+            expected_version=form.version,
+            flagged=form.flagged,
+        )
+        return
+    annotation_submit(
+        item=access.item,
+        annotator=request.user,
+        label=label,
+        client_id=uuid.UUID(form.client_id),
+        rationale=rationale,
+        flagged=form.flagged,
+        prefill=prefill,
+        seconds_spent=seconds_spent(request.POST, leased_at=getattr(access.assignment, "leased_at", None)),
+    )
+
+
+def _saved(request: HttpRequest, item: Item, *, editing: bool) -> HttpResponse:
     if not editing:
         return _next_item(request)
     notice = "Your label was updated."
     if request.htmx:
-        return render(
-            request, f"{PAGE}#page", _page_context(request, _access(request, item.pk), notice=notice)
-        )
+        return _page(request, _access(request, item.pk), partial="page", notice=notice)
     messages.success(request, notice)
-    return redirect("label_item", project.slug, item.pk)
+    return redirect("label_item", request.project.slug, item.pk)
+
+
+def _post_pca(request: HttpRequest, access: Access) -> HttpResponse:
+    item, annotation = access.item, access.annotation
+    repeat = annotation is not None and request.POST.get("client_id", "").strip() == str(annotation.client_id)
+    editing = annotation is not None and not repeat
+    if editing and "version" not in request.POST:
+        message = "You already labeled this item; your saved label is shown — change it and save."
+        return _form_error(request, access, initial_form(annotation, proposed_action=None), message, 409)
+    form = parse_pca_form(request.POST, editing=editing)
+    if not form.valid:
+        return _form_error(request, access, form, "Nothing was saved: please fix the marked fields.", 400)
+    view = pca_view(item=item, links=Links(request.project.slug, item.pk))
+    label, rationale = form.label(), annotation.rationale if editing else ""
+    try:
+        _store(request, access, form, label, rationale, prefill_record(view=view, label=label))
+    except SubmitError as exc:
+        form.errors.update(pca_service_errors(exc.errors))
+        message = "Nothing was saved: please fix the marked fields." if exc.errors else str(exc)
+        return _form_error(request, access, form, message, exc.status)
+    return _saved(request, item, editing=editing)
 
 
 @require_POST
