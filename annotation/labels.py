@@ -36,8 +36,13 @@ LABEL_SCHEMAS: dict[str, dict[str, Any]] = {
     ItemKind.STEP: {
         "type": "object",
         "required": ["chosen"],
+        "additionalProperties": False,
+        # Candidate ids, never display positions. `checklist`: one mark per checklist item, for
+        # the state after the chosen candidate's action (the state the annotator judged).
         "properties": {
             "chosen": {"type": "string", "minLength": 1},
+            "equivalent": _TAGS,
+            "invalid": _TAGS,
             "checklist": {
                 "type": "array",
                 "items": {"enum": ["yes", "in_progress", "no"]},
@@ -109,6 +114,17 @@ def validate_label(*, project: Project, item: Item, label: Any) -> dict:
         ids = {c.get("id") for c in item.payload.get("candidates", [])}
         if label["chosen"] not in ids:
             raise LabelError({"chosen": f"{label['chosen']!r} is not a candidate of this step."})
+        for key in ("equivalent", "invalid"):
+            unknown = sorted(set(label.get(key) or ()) - ids)
+            if unknown:
+                raise LabelError({key: f"Not candidates of this step: {', '.join(unknown)}"})
+        if label["chosen"] in (label.get("invalid") or ()):
+            raise LabelError({"invalid": "The best candidate cannot also be invalid."})
+        if set(label.get("equivalent") or ()) & set(label.get("invalid") or ()):
+            raise LabelError({"invalid": "A candidate cannot be both equivalent and invalid."})
+        marks = label.get("checklist")
+        if marks is not None and len(marks) != len(item.payload.get("checklist") or ()):
+            raise LabelError({"checklist": "Mark every checklist item once."})
     return label
 
 

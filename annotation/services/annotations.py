@@ -45,6 +45,7 @@ def annotation_submit(
     seconds_spent: int = 0,
     flagged: bool = False,
     prefill: dict | None = None,
+    display_order: list[str] | None = None,
 ) -> SubmitResult:
     existing = Annotation.objects.filter(client_id=client_id).first()
     if existing is not None:
@@ -62,6 +63,7 @@ def annotation_submit(
                 seconds_spent=seconds_spent,
                 flagged=flagged,
                 prefill=prefill,
+                display_order=display_order,
             ),
             created=True,
         )
@@ -74,7 +76,9 @@ def annotation_submit(
 
 
 @transaction.atomic
-def _submit(*, item, annotator, label, client_id, rationale, seconds_spent, flagged, prefill) -> Annotation:
+def _submit(
+    *, item, annotator, label, client_id, rationale, seconds_spent, flagged, prefill, display_order
+) -> Annotation:
     item = Item.objects.select_related("project").select_for_update(of=("self",)).get(pk=item.pk)
     validate_label_or_raise(item=item, label=label)
     assignment = Assignment.objects.filter(item=item, annotator=annotator).first()
@@ -99,7 +103,8 @@ def _submit(*, item, annotator, label, client_id, rationale, seconds_spent, flag
         label=label,
         rationale=rationale.strip(),
         seconds_spent=max(0, min(int(seconds_spent), 24 * 3600)),
-        display_order=assignment.display_order,
+        # What the annotator saw: A/B for pairs; for steps, the candidate order shown.
+        display_order=display_order or assignment.display_order,
         client_id=client_id,
         flagged=flagged,
         prefill=prefill or {},

@@ -41,6 +41,14 @@ from annotation.rendering.pair import pair_view
 from annotation.rendering.pca import pca_view
 from annotation.rendering.pca_form import PcaForm, initial_form, parse_pca_form, prefill_record
 from annotation.rendering.pca_form import service_errors as pca_service_errors
+from annotation.rendering.step import (
+    StepForm,
+    candidate_order,
+    initial_step_form,
+    parse_step_form,
+    step_context,
+)
+from annotation.rendering.step import step_service_errors as step_errors
 from annotation.services.annotations import SubmitError, annotation_edit, annotation_submit
 from annotation.services.queue import QueueError, assignment_skip, item_assign
 
@@ -49,7 +57,8 @@ from .projects import render_guidelines
 CANONICAL = ["first", "second"]
 PAGE = "annotation/label_pair.html"
 PCA_PAGE = "annotation/label_pca.html"
-PAGES = {ItemKind.PAIR: PAGE, ItemKind.PCA: PCA_PAGE}
+STEP_PAGE = "annotation/label_step.html"
+PAGES = {ItemKind.PAIR: PAGE, ItemKind.PCA: PCA_PAGE, ItemKind.STEP: STEP_PAGE}
 
 
 @dataclass
@@ -225,24 +234,31 @@ def _pca_context(
     }
 
 
+def _step_context(request: HttpRequest, access: Access, **kwargs) -> dict:
+    annotator = None if access.staff else request.user.pk
+    context = step_context(request, access, annotator_id=annotator, **kwargs)
+    return context | _surroundings(request, access)
+
+
+BUILDERS = {ItemKind.PCA: _pca_context, ItemKind.STEP: _step_context}  # the pair page: _page_context
+
+
 def _page(request: HttpRequest, access: Access, *, partial: str = "", **kwargs) -> HttpResponse:
-    """The labeling page of the item's kind (pair or P/C/A), whole or one named partial."""
-    pca = access.item.kind == ItemKind.PCA
-    context = (_pca_context if pca else _page_context)(request, access, **kwargs)
-    page = PCA_PAGE if pca else PAGE
+    """The labeling page of the item's kind (pair, P/C/A or step), whole or one named partial."""
+    context = BUILDERS.get(access.item.kind, _page_context)(request, access, **kwargs)
+    page = PAGES[access.item.kind]
     return render(request, f"{page}#{partial}" if partial else page, context)
 
 
 def _form_error(
-    request: HttpRequest, access: Access, form: PairForm | PcaForm, message: str, status: int
+    request: HttpRequest, access: Access, form: PairForm | PcaForm | StepForm, message: str, status: int
 ) -> HttpResponse:
     page = PAGES[access.item.kind]
     if request.htmx:
         # htmx does not swap 4xx answers: send 200 and put the form, with its errors, in place.
-        if access.item.kind == ItemKind.PCA:
-            context = _pca_context(request, access, form=form, form_error=message)
-        else:
-            context = _form_context(request, access, form, message)
+        build = BUILDERS.get(access.item.kind)
+        context = build(request, access, form=form, form_error=message) if build else None
+        context = context or _form_context(request, access, form, message)
         response = render(request, f"{page}#form", context)
         return reswap(retarget(response, "#label-form"), "outerHTML")
     response = _page(request, access, form=form, form_error=message)
@@ -291,6 +307,8 @@ def label_item(request: HttpRequest, item_id: int) -> HttpResponse:
         return HttpResponseForbidden("Reviewers and managers view items read-only here.")
     if access.item.kind == ItemKind.PCA:
         return _post_pca(request, access)
+    if access.item.kind == ItemKind.STEP:
+        return _post_step(request, access)
     if access.item.kind != ItemKind.PAIR:
         return HttpResponseBadRequest("Labels for this kind of item are not taken on this page yet.")
     return _post_pair(request, access)
@@ -330,7 +348,7 @@ def _post_pair(request: HttpRequest, access: Access) -> HttpResponse:
 def _store(
     request: HttpRequest,
     access: Access,
-    form: PairForm | PcaForm,
+    form: PairForm | PcaForm | StepForm,
     label: dict,
     rationale: str,
     prefill: dict | None,
@@ -355,6 +373,9 @@ def _store(
         rationale=rationale,
         flagged=form.flagged,
         prefill=prefill,
+        display_order=candidate_order(item=access.item, annotator_id=request.user.pk)
+        if access.item.kind == ItemKind.STEP
+        else None,
         seconds_spent=seconds_spent(request.POST, leased_at=getattr(access.assignment, "leased_at", None)),
     )
 
@@ -388,6 +409,26 @@ def _post_pca(request: HttpRequest, access: Access) -> HttpResponse:
         message = "Nothing was saved: please fix the marked fields." if exc.errors else str(exc)
         return _form_error(request, access, form, message, exc.status)
     return _saved(request, item, editing=editing)
+
+
+def _post_step(request: HttpRequest, access: Access) -> HttpResponse:
+    annotation = access.annotation
+    repeat = annotation is not None and request.POST.get("client_id", "").strip() == str(annotation.client_id)
+    editing = annotation is not None and not repeat
+    if editing and "version" not in request.POST:
+        message = "You already labeled this item; your saved label is shown — change it and save."
+        return _form_error(request, access, initial_step_form(annotation), message, 409)
+    n_checklist = len((access.item.payload or {}).get("checklist") or ())
+    form = parse_step_form(request.POST, n_checklist=n_checklist, editing=editing)
+    if not form.valid:
+        return _form_error(request, access, form, "Nothing was saved: please fix the marked fields.", 400)
+    try:
+        _store(request, access, form, form.label(), form.rationale, None)
+    except SubmitError as exc:
+        form.errors.update(step_errors(exc.errors))
+        message = "Nothing was saved: please fix the marked fields." if exc.errors else str(exc)
+        return _form_error(request, access, form, message, exc.status)
+    return _saved(request, access.item, editing=editing)
 
 
 @require_POST

@@ -110,35 +110,29 @@ def test_64_turn_pair_renders_fast(annotator_client, project):
 # --- other kinds ------------------------------------------------------------------------
 
 
-def test_non_pair_items_shown_read_only(client):
-    project = ProjectFactory(kind=ItemKind.STEP)
+def test_kinds_without_a_labeling_page_are_shown_read_only(client):
+    """Traces get their correction page in a later release; until then: read-only, escaped."""
+    project = ProjectFactory(kind=ItemKind.TRACE)
     user = member(project)
     item = Item.objects.create(
         project=project,
-        kind=ItemKind.STEP,
-        external_id="wpc-1",
-        task=TaskFactory(project=project, instruction="Add the <b>tent</b> to the cart."),
-        payload={
-            "checklist": [{"title": "Find tents"}],
-            "candidates": [
-                {
-                    "id": "c0",
-                    "thought": "<script>x()</script>",
-                    "reference": True,
-                    "source": {"model": "human-expert"},
-                }
-            ],
-        },
-        trajectory_first=TrajectoryFactory(project=project),
+        kind=ItemKind.TRACE,
+        external_id="ax-1",
+        task=TaskFactory(project=project, instruction="How many <b>bottles</b>?"),
+        payload={"final_answer": {"value": "<script>x()</script>", "justification": "Counted twice."}},
+        gold={"reference_answer": "secret-gold-answer"},
+        trajectory_first=TrajectoryFactory(
+            project=project, source={"type": "natural", "model": "hidden-model"}
+        ),
     )
     client.force_login(user)
     take(client, project)
     response = client.get(url("label_item", project, item.pk))
     html = response.content.decode()
     assert response.status_code == 200 and "not available yet" in html
-    assert "Add the &lt;b&gt;tent&lt;/b&gt;" in html and "&lt;script&gt;x()&lt;/script&gt;" in html
-    assert "<script>x()" not in html and "human-expert" not in html and "&quot;reference&quot;" not in html
-    assert "Find tents" in html
+    assert "How many &lt;b&gt;bottles&lt;/b&gt;" in html and "&lt;script&gt;x()&lt;/script&gt;" in html
+    assert "<script>x()" not in html and "hidden-model" not in html and "secret-gold-answer" not in html
+    assert "Counted twice." in html
     assert client.post(url("label_item", project, item.pk), {"preferred": "A"}).status_code == 400
 
 
