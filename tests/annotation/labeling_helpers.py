@@ -36,3 +36,22 @@ def label_post(client, item, headers=None, **fields):
     }
     data.update(fields)
     return client.post(url("label_item", item.project, item.pk), data, **(headers or {}))
+
+
+def login(client, project, role=Role.ANNOTATOR):
+    """A new member of `project` with `role`, logged in on `client`."""
+    user = member(project, role)
+    client.force_login(user)
+    return user
+
+
+def imported_project(kind: str, fixture: str):
+    """A project of `kind` holding the shared fixture file, imported with its media."""
+    from tests.annotation.import_helpers import run
+    from tests.factories import ProjectFactory
+    from tests.fixtures_path import SHARED_FIXTURES
+
+    project = ProjectFactory(kind=kind, overlap=2)
+    report = run(project, SHARED_FIXTURES / fixture, media_dir=SHARED_FIXTURES / "media")
+    assert report.ok, report.errors
+    return project

@@ -11,7 +11,7 @@ from annotation.labels import LabelError, validate_label
 from annotation.models import Annotation, Item, ItemState, Role
 from annotation.rendering.step import candidate_order
 from tests.annotation.import_helpers import fixture_lines, run, write_jsonl
-from tests.annotation.labeling_helpers import member, take, url
+from tests.annotation.labeling_helpers import imported_project, login, take, url
 from tests.factories import ProjectFactory
 from tests.fixtures_path import SHARED_FIXTURES
 
@@ -22,16 +22,7 @@ HOSTILE = "<script>alert('x')</script>"
 
 @pytest.fixture
 def project():
-    project = ProjectFactory(kind="step", overlap=2)
-    report = run(project, SHARED_FIXTURES / "steps.jsonl", media_dir=SHARED_FIXTURES / "media")
-    assert report.ok, report.errors
-    return project
-
-
-def login(client, project, role=Role.ANNOTATOR):
-    user = member(project, role)
-    client.force_login(user)
-    return user
+    return imported_project("step", "steps.jsonl")
 
 
 def ids(item):
