@@ -68,7 +68,7 @@ def test_same_seed_same_sample(project):
         (["nope", "--seed", "1"], "No project"),
         (["cli", "--seed", "1", "--rate", "2"], "rate"),
         (["cli", "--seed", "1", "--overlap", "1"], "at least two"),
-        (["cli", "--seed", "1", "--user", "ghost"], "No user"),
+        (["cli", "--seed", "1", "--user", "ghost"], "no user named"),
     ],
 )
 def test_errors_are_clear_and_change_nothing(project, args, message):

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.models import Membership, Project, Role
+from annotation.management.acting_manager import acting_manager
+from annotation.models import Project
 from audit.services.sampling import STRATUM_FIELDS, SamplingError, audit_sample_draw
 
 
@@ -33,7 +33,7 @@ class Command(BaseCommand):
         project = Project.objects.filter(slug=options["slug"]).first()
         if project is None:
             raise CommandError(f"No project with the slug {options['slug']!r}.")
-        actor = self._actor(project, options["user"])
+        actor = acting_manager(project, options["user"], what="the one drawing the sample")
         mode = "rate" if options["rate"] is not None else "cap"
         try:
             sample = audit_sample_draw(
@@ -58,23 +58,3 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Audit sample {sample.pk} of {project.slug}: seed {sample.seed}, drawn as {actor.username}."
         )
-
-    def _actor(self, project: Project, username: str | None):
-        if username:
-            user = get_user_model().objects.filter(username=username).first()
-            if user is None:
-                raise CommandError(f"No user named {username!r}.")
-            if not Membership.objects.filter(project=project, user=user, role=Role.MANAGER).exists():
-                raise CommandError(f"{username} is not a manager of {project.slug}.")
-            return user
-        membership = (
-            Membership.objects.filter(project=project, role=Role.MANAGER)
-            .select_related("user")
-            .order_by("user__username")
-            .first()
-        )
-        if membership is None:
-            raise CommandError(
-                f"{project.slug} has no manager; name the user drawing the sample with --user."
-            )
-        return membership.user

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.models import Membership, Project, Role
+from annotation.management.acting_manager import acting_manager
+from annotation.models import Project
 from review.exports.policy import DEFAULT_SPLITS, FORMATS, SOURCE_TYPES, ExportRequestError
 from review.models import Export
 from review.services.exports import export_create, export_run
@@ -63,7 +63,7 @@ class Command(BaseCommand):
         project = Project.objects.filter(slug=options["slug"]).first()
         if project is None:
             raise CommandError(f"No project {options['slug']!r}.")
-        actor = self._actor(project, options["user"])
+        actor = acting_manager(project, options["user"], what="the exporter")
         out = Path(options["out"])
         if out.exists() and not out.is_dir():
             raise CommandError(f"--out: {out} is a file, not a folder.")
@@ -99,24 +99,6 @@ class Command(BaseCommand):
         if export.status != Export.Status.DONE:
             raise CommandError(export.error or "The export failed.")
         self._report(export, out)
-
-    def _actor(self, project: Project, username: str | None):
-        if username:
-            user = get_user_model().objects.filter(username=username).first()
-            if user is None:
-                raise CommandError(f"--user: no user named {username!r}.")
-            if not Membership.objects.filter(project=project, user=user, role=Role.MANAGER).exists():
-                raise CommandError(f"--user: {username!r} is not a manager of {project.slug!r}.")
-            return user
-        membership = (
-            Membership.objects.filter(project=project, role=Role.MANAGER)
-            .select_related("user")
-            .order_by("id")
-            .first()
-        )
-        if membership is None:
-            raise CommandError(f"{project.slug!r} has no manager to record as the exporter; pass --user.")
-        return membership.user
 
     def _progress(self, done: int, total: int) -> None:
         self.stderr.write(f"… {done} / {total} items")

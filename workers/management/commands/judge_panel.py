@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from annotation.models import Project, Role
+from annotation.management.acting_manager import acting_manager
+from annotation.models import Project
 from workers.models import JudgeConfig
 from workers.services.judges import JudgeError
 from workers.services.panels import judge_panel_aggregate
@@ -17,6 +18,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("slug")
         parser.add_argument("--judges", required=True, help="comma-separated judge names")
+        parser.add_argument("--user", help="manager recorded in the audit log (default: the first manager)")
 
     def handle(self, *args, **options) -> None:
         project = Project.objects.filter(slug=options["slug"]).first()
@@ -27,11 +29,9 @@ class Command(BaseCommand):
         missing = sorted(set(names) - {c.name for c in configs})
         if missing:
             raise CommandError(f"No judge named {', '.join(map(repr, missing))} in this project.")
-        manager = project.memberships.filter(role=Role.MANAGER).select_related("user").first()
+        actor = acting_manager(project, options["user"], what="the one aggregating the panel")
         try:
-            counts = judge_panel_aggregate(
-                project=project, configs=configs, actor=manager.user if manager else None
-            )
+            counts = judge_panel_aggregate(project=project, configs=configs, actor=actor)
         except JudgeError as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(
