@@ -49,3 +49,37 @@ def table(rows: list[tuple[str, str, str, str]]) -> str:
     out = [line.format(*header), line.format(*("-" * w for w in widths))]
     out += [line.format(*map(str, r)) for r in rows]
     return "\n".join(out)
+
+
+def run_annotators(work, n: int, *, think: float, what: str) -> dict:
+    """Run `work(i) -> list[seconds]` for annotators 0..n-1 in threads at once; the summary of all
+    their submit+next times. `work` raises to report a failure, returns [] when it had no work."""
+    import threading
+    import time
+
+    per_thread: list[list[float]] = [[] for _ in range(n)]
+    failures: list[str] = []
+
+    def run(i: int) -> None:
+        try:
+            per_thread[i] = work(i)
+        except Exception as exc:  # noqa: BLE001 - reported with the results, not swallowed
+            failures.append(f"annotator {i}: {exc!r}")
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    started = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - started
+    times = [t for ts in per_thread for t in ts]
+    if failures or not times:
+        raise RuntimeError(f"{what} failed: " + "; ".join(failures[:5] or ["no iterations"]))
+    return {
+        **summary_ms(times),
+        "annotators": n,
+        "iterations_per_s": round(len(times) / wall, 1),
+        "think_s": think,
+        "seconds": round(wall, 1),
+    }

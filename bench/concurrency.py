@@ -18,7 +18,7 @@ from django.urls import reverse
 
 from annotation.models import Project
 
-from .common import summary_ms
+from .common import run_annotators
 
 
 class Stop(Exception):
@@ -94,37 +94,18 @@ LOOPS = {"html": _html_loop, "api": _api_loop}
 def submit_next(*, project: Project, annotators: list, flow: str, seconds: float, think: float = 0.0) -> dict:
     loop = LOOPS[flow]
     barrier = threading.Barrier(len(annotators))
-    per_thread: list[list[float]] = [[] for _ in annotators]
-    failures: list[str] = []
 
-    def work(i: int, user) -> None:
+    def work(i: int) -> list[float]:
+        user = annotators[i]
         try:
             client = Client()
             client.force_login(user)
             barrier.wait()
             deadline = time.perf_counter() + seconds
-            per_thread[i] = loop(client, project, Random(i), deadline, think)
+            return loop(client, project, Random(i), deadline, think)
         except Stop:
-            pass
-        except Exception as exc:  # noqa: BLE001 - reported with the results, not swallowed
-            failures.append(f"{user.username}: {exc!r}")
+            return []
         finally:
             connection.close()
 
-    threads = [threading.Thread(target=work, args=(i, u)) for i, u in enumerate(annotators)]
-    started = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    wall = time.perf_counter() - started
-    times = [t for ts in per_thread for t in ts]
-    if failures or not times:
-        raise RuntimeError("submit+next failed: " + "; ".join(failures[:5] or ["no iterations"]))
-    return {
-        **summary_ms(times),
-        "annotators": len(annotators),
-        "iterations_per_s": round(len(times) / wall, 1),
-        "think_s": think,
-        "seconds": round(wall, 1),
-    }
+    return run_annotators(work, len(annotators), think=think, what="submit+next")

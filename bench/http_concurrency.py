@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from random import Random
 
-from .common import summary_ms
+from .common import run_annotators
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -92,53 +92,30 @@ class Annotator:
 
 def submit_next_http(*, port: int, slug: str, tokens: list[str], seconds: float, think: float) -> dict:
     barrier = threading.Barrier(len(tokens))
-    per_thread: list[list[float]] = [[] for _ in tokens]
-    failures: list[str] = []
 
-    def work(i: int, token: str) -> None:
+    def work(i: int) -> list[float]:
         rng = Random(i)
-        try:
-            annotator = Annotator(port, token, slug)
+        times: list[float] = []
+        annotator = Annotator(port, tokens[i], slug)
+        item = annotator.next_item()
+        barrier.wait()
+        deadline = time.perf_counter() + seconds
+        if think:
+            time.sleep(rng.uniform(0, think))  # paced annotators do not start in step
+        while item is not None and time.perf_counter() < deadline:
+            started = time.perf_counter()
+            status, body = annotator.post(
+                f"/api/projects/{slug}/annotations/",
+                {"item": item, "client_id": str(uuid.uuid4()), "label_seen": {"preferred": rng.choice("AB")}},
+            )
+            if status != 201:
+                raise RuntimeError(f"submit answered {status}: {body[:200]!r}")
             item = annotator.next_item()
-            barrier.wait()
-            deadline = time.perf_counter() + seconds
+            times.append(time.perf_counter() - started)
             if think:
-                time.sleep(rng.uniform(0, think))  # paced annotators do not start in step
-            while item is not None and time.perf_counter() < deadline:
-                started = time.perf_counter()
-                status, body = annotator.post(
-                    f"/api/projects/{slug}/annotations/",
-                    {
-                        "item": item,
-                        "client_id": str(uuid.uuid4()),
-                        "label_seen": {"preferred": rng.choice("AB")},
-                    },
-                )
-                if status != 201:
-                    raise RuntimeError(f"submit answered {status}: {body[:200]!r}")
-                item = annotator.next_item()
-                per_thread[i].append(time.perf_counter() - started)
-                if think:
-                    pause = rng.expovariate(1 / think)
-                    time.sleep(max(0.0, min(pause, deadline - time.perf_counter())))
-        except Exception as exc:  # noqa: BLE001 - reported with the results
-            failures.append(repr(exc))
+                pause = rng.expovariate(1 / think)
+                time.sleep(max(0.0, min(pause, deadline - time.perf_counter())))
+        return times
 
-    threads = [threading.Thread(target=work, args=(i, t)) for i, t in enumerate(tokens)]
-    started = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    wall = time.perf_counter() - started
-    times = [t for ts in per_thread for t in ts]
-    if failures or not times:
-        raise RuntimeError("HTTP submit+next failed: " + "; ".join(failures[:5] or ["no iterations"]))
-    return {
-        **summary_ms(times),
-        "annotators": len(tokens),
-        "iterations_per_s": round(len(times) / wall, 1),
-        "think_s": think,
-        "seconds": round(wall, 1),
-        "server": "gunicorn, 3 workers x 4 threads (gthread)",
-    }
+    result = run_annotators(work, len(tokens), think=think, what="HTTP submit+next")
+    return {**result, "server": "gunicorn, 3 workers x 4 threads (gthread)"}
