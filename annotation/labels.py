@@ -16,6 +16,12 @@ from .models import Item, ItemKind, Project
 
 PAIR_SIDES = ("first", "second")
 PCA_DIMENSIONS = ("perception", "cognition", "action")
+# Agent-X verification (protocols.md C): the five checks per step, the trace verdicts, and why a
+# trace is discarded.
+TRACE_CHECKS = ("tool_choice", "argument_format", "step_order", "output_alignment", "evidence")
+TRACE_VERDICTS = ("correct", "corrected", "discard")
+TRACE_DISCARD_REASONS = ("unsolvable", "ambiguous_query", "tool_hinting", "other")
+QUERY_REJECT_REASONS = ("tool_hinting", "trivially_answerable", "ambiguous")
 
 _TAGS = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
 LABEL_SCHEMAS: dict[str, dict[str, Any]] = {
@@ -53,11 +59,81 @@ LABEL_SCHEMAS: dict[str, dict[str, Any]] = {
     ItemKind.TRACE: {
         "type": "object",
         "required": ["verdict"],
+        "additionalProperties": False,
         "properties": {
-            "verdict": {"enum": ["correct", "corrected", "unsolvable"]},
-            "corrected_messages": {"type": "array"},
-            "errors": _TAGS,
+            # correct: the trace stands as is; corrected: `corrected_trajectory` is the annotator's
+            # new version (parent = the original); discard: not worth correcting, with a reason.
+            "verdict": {"enum": list(TRACE_VERDICTS)},
+            "discard_reason": {"enum": list(TRACE_DISCARD_REASONS)},
+            "discard_note": {"type": "string", "maxLength": 1000},
+            # One entry per step of the original trace: the five checks of protocols.md C.
+            "checks": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {
+                        **{check: {"enum": ["pass", "fail"]} for check in TRACE_CHECKS},
+                        "note": {"type": "string", "maxLength": 1000},
+                    },
+                },
+            },
+            "corrected_trajectory": {"type": "integer", "minimum": 1},
+            "final_answer": {
+                "type": "object",
+                "additionalProperties": False,
+                "properties": {"value": {}, "justification": {"type": "string"}},
+            },
+            "edit_reasons": {"type": "array", "items": {"type": "string", "minLength": 1}},
+            # Evidence for a step: a URL, or a file uploaded into the project's media.
+            "evidence": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["step"],
+                    "additionalProperties": False,
+                    "properties": {
+                        "step": {"type": "integer", "minimum": 0},
+                        "url": {"type": "string", "format": "uri"},
+                        "media": {"type": "string"},
+                    },
+                },
+            },
         },
+        "allOf": [
+            {
+                "if": {"properties": {"verdict": {"const": "discard"}}},
+                "then": {"required": ["discard_reason"]},
+            },
+            {
+                "if": {"properties": {"verdict": {"const": "corrected"}}},
+                "then": {"required": ["corrected_trajectory", "edit_reasons"]},
+            },
+        ],
+    },
+    ItemKind.QUERY: {
+        "type": "object",
+        "required": ["decision"],
+        "additionalProperties": False,
+        "properties": {
+            # pick: candidate `chosen` as written; edit: candidate `chosen` rewritten as `query`;
+            # reject: none of the candidates is usable, for `reject_reason`.
+            "decision": {"enum": ["pick", "edit", "reject"]},
+            "chosen": {"type": "integer", "minimum": 0},
+            "query": {"type": "string", "minLength": 1, "maxLength": 4000},
+            "reject_reason": {"enum": list(QUERY_REJECT_REASONS)},
+            "note": {"type": "string", "maxLength": 1000},
+        },
+        "allOf": [
+            {
+                "if": {"properties": {"decision": {"enum": ["pick", "edit"]}}},
+                "then": {"required": ["chosen", "query"]},
+            },
+            {
+                "if": {"properties": {"decision": {"const": "reject"}}},
+                "then": {"required": ["reject_reason"]},
+            },
+        ],
     },
     ItemKind.PCA: {
         "type": "object",
@@ -110,6 +186,12 @@ def validate_label(*, project: Project, item: Item, label: Any) -> dict:
             unknown = sorted(set(tags) - allowed)
             if unknown:
                 raise LabelError({f"tags.{side}": f"Unknown tag(s) for this project: {', '.join(unknown)}"})
+    if item.kind == ItemKind.QUERY and "chosen" in label:
+        n = len(item.payload.get("candidates") or ())
+        if label["chosen"] >= n:
+            raise LabelError(
+                {"chosen": f"This item has {n} candidate queries; there is no number {label['chosen'] + 1}."}
+            )
     if item.kind == ItemKind.STEP:
         ids = {c.get("id") for c in item.payload.get("candidates", [])}
         if label["chosen"] not in ids:
@@ -138,6 +220,9 @@ def comparable(kind: str, label: dict) -> Any:
         return label.get("verdict")
     if kind == ItemKind.PCA:
         return (label.get("perception"), label.get("cognition"), label.get("action"))
+    if kind == ItemKind.QUERY:
+        # Agreement is on which candidate is usable (or none); wording edits are not compared.
+        return "reject" if label.get("decision") == "reject" else label.get("chosen")
     return label.get("judge_passed")
 
 

@@ -1,3 +1,4 @@
+from .checklists import MAX_CHECKLIST_ITEMS, ChecklistVersion
 from .content import Task, ToolEnv, Trajectory
 from .project import Membership, Project, Role
 from .suggestions import Suggestion
@@ -17,8 +18,10 @@ __all__ = [
     "AnnotationRevision",
     "Assignment",
     "AssignmentStatus",
+    "ChecklistVersion",
     "ImportJob",
     "Item",
+    "MAX_CHECKLIST_ITEMS",
     "ItemKind",
     "ItemState",
     "Membership",

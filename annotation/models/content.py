@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 from .project import Project
@@ -57,6 +58,13 @@ class Trajectory(models.Model):
     source = models.JSONField(default=dict, blank=True)
     parent = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children"
+    )
+    # Corrections (trace items): version 1 is what was imported; a correction is a new row whose
+    # parent is the version it was made from, with who made it and why.
+    version = models.PositiveIntegerField(default=1)
+    edit_reasons = models.JSONField(default=list, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     # Derived once at write time (see annotation.trajectory_stats).
     n_turns = models.PositiveIntegerField(default=0)

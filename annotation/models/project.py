@@ -21,6 +21,9 @@ DEFAULT_CRITICAL_TAGS: dict[str, list[str]] = {
 }
 
 
+CHECKLIST_SCOPES = ("chosen", "per_candidate", "trajectory")
+
+
 class Role(models.TextChoices):
     ANNOTATOR = "annotator", "Annotator"
     REVIEWER = "reviewer", "Reviewer"
@@ -34,13 +37,15 @@ class Project(models.Model):
         ("trace", "Reasoning traces"),
         ("pca", "Perception / cognition / action"),
         ("recording", "Expert recordings"),
+        ("query", "Query refinement"),
     ]
 
     slug = models.SlugField(unique=True, max_length=80)
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=16, choices=KIND_CHOICES)
     guidelines = models.TextField(blank=True, help_text="Markdown shown to annotators.")
-    # {"critical_tags": {family: [tag, ...]}, "allow_tie": bool, "show_annotator_names": bool}
+    # {"critical_tags": {family: [tag, ...]}, "allow_tie": bool, "show_annotator_names": bool,
+    #  "checklist_scope": "chosen" | "per_candidate" | "trajectory"}
     label_schema = models.JSONField(default=dict, blank=True)
     overlap = models.PositiveSmallIntegerField(default=2, help_text="Annotations wanted per item.")
     # {"mode": "cap" | "rate", "cap": 80, "rate": 0.1, "seed": 0, "audit_overlap": 2}
@@ -57,6 +62,13 @@ class Project(models.Model):
     @property
     def allow_tie(self) -> bool:
         return bool(self.label_schema.get("allow_tie", True))
+
+    @property
+    def checklist_scope(self) -> str:
+        """Step items: what a checklist mark judges: the state after the chosen candidate
+        (default), the state after each candidate, or the trajectory so far."""
+        scope = self.label_schema.get("checklist_scope", "chosen")
+        return scope if scope in CHECKLIST_SCOPES else "chosen"
 
     def critical_tags(self, family: str = "") -> list[str]:
         tags = self.label_schema.get("critical_tags") or DEFAULT_CRITICAL_TAGS

@@ -17,6 +17,8 @@ class ItemKind(models.TextChoices):
     TRACE = "trace", "Trace"
     PCA = "pca", "PCA"
     RECORDING = "recording", "Recording"
+    # Query refinement (Agent-X curation): pick, edit or reject candidate queries for a visual.
+    QUERY = "query", "Query"
 
 
 class ItemState(models.TextChoices):

@@ -48,7 +48,7 @@ COMPARABLE_KEYS: dict[str, tuple[str, ...]] = {
 # preference runs from the first trajectory through a tie to the second.
 CATEGORY_ORDER: dict[str, tuple[str, ...]] = {
     ItemKind.PAIR: ("first", "tie", "second"),
-    ItemKind.TRACE: ("correct", "corrected", "unsolvable"),
+    ItemKind.TRACE: ("correct", "corrected", "discard"),
     ItemKind.RECORDING: ("false", "true"),
 }
 
