@@ -24,6 +24,7 @@ TRACE_DISCARD_REASONS = ("unsolvable", "ambiguous_query", "tool_hinting", "other
 QUERY_REJECT_REASONS = ("tool_hinting", "trivially_answerable", "ambiguous")
 
 _TAGS = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
+_STEP_MARKS = {"type": "array", "items": {"enum": ["yes", "in_progress", "no"]}, "maxItems": 5}
 LABEL_SCHEMAS: dict[str, dict[str, Any]] = {
     ItemKind.PAIR: {
         "type": "object",
@@ -49,11 +50,11 @@ LABEL_SCHEMAS: dict[str, dict[str, Any]] = {
             "chosen": {"type": "string", "minLength": 1},
             "equivalent": _TAGS,
             "invalid": _TAGS,
-            "checklist": {
-                "type": "array",
-                "items": {"enum": ["yes", "in_progress", "no"]},
-                "maxItems": 5,
-            },
+            "checklist": _STEP_MARKS,
+            # The checklist version the marks refer to (1 = imported; edits count up).
+            "checklist_version": {"type": "integer", "minimum": 1},
+            # Project scope "per_candidate": {candidate id: marks for the state after it}.
+            "checklist_by_candidate": {"type": "object", "additionalProperties": _STEP_MARKS},
         },
     },
     ItemKind.TRACE: {
@@ -192,6 +193,12 @@ def validate_label(*, project: Project, item: Item, label: Any) -> dict:
             raise LabelError(
                 {"chosen": f"This item has {n} candidate queries; there is no number {label['chosen'] + 1}."}
             )
+    if item.kind == ItemKind.TRACE:
+        from .traces import trace_label_errors  # traces imports the importers; keep this lazy
+
+        trace_errors = trace_label_errors(item=item, label=label)
+        if trace_errors:
+            raise LabelError(trace_errors)
     if item.kind == ItemKind.STEP:
         ids = {c.get("id") for c in item.payload.get("candidates", [])}
         if label["chosen"] not in ids:
@@ -204,10 +211,42 @@ def validate_label(*, project: Project, item: Item, label: Any) -> dict:
             raise LabelError({"invalid": "The best candidate cannot also be invalid."})
         if set(label.get("equivalent") or ()) & set(label.get("invalid") or ()):
             raise LabelError({"invalid": "A candidate cannot be both equivalent and invalid."})
-        marks = label.get("checklist")
-        if marks is not None and len(marks) != len(item.payload.get("checklist") or ()):
-            raise LabelError({"checklist": "Mark every checklist item once."})
+        _validate_step_marks(item, label, ids)
     return label
+
+
+def _validate_step_marks(item: Item, label: dict, ids: set) -> None:
+    """Marks refer to the items of `checklist_version` (1 = imported); marks per candidate
+    (project scope "per_candidate") name every candidate, each with a full list."""
+    from .services.checklists import checklist_items
+
+    version = label.get("checklist_version", 1)
+    items = checklist_items(item=item, version=version)
+    if items is None:
+        raise LabelError({"checklist_version": f"This item has no checklist version {version}."})
+    marks = label.get("checklist")
+    if marks is not None and len(marks) != len(items):
+        raise LabelError({"checklist": f"Mark each of the {len(items)} items of checklist v{version} once."})
+    by_candidate = label.get("checklist_by_candidate")
+    if by_candidate is None:
+        # The step page requires it under the "per_candidate" scope; labels composed elsewhere
+        # (adjudication, API clients) may judge the best candidate only.
+        return
+    missing, unknown = sorted(ids - set(by_candidate)), sorted(set(by_candidate) - ids)
+    if unknown:
+        raise LabelError({"checklist_by_candidate": f"Not candidates of this step: {', '.join(unknown)}"})
+    if missing:
+        raise LabelError(
+            {"checklist_by_candidate": f"Mark the checklist after candidate(s) {', '.join(missing)}."}
+        )
+    short = sorted(cid for cid, row in by_candidate.items() if len(row) != len(items))
+    if short:
+        raise LabelError(
+            {
+                "checklist_by_candidate": f"Mark each of the {len(items)} items of checklist v{version} "
+                f"once after candidate(s) {', '.join(short)}."
+            }
+        )
 
 
 def comparable(kind: str, label: dict) -> Any:

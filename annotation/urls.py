@@ -1,6 +1,7 @@
 from django.urls import path
 
 from .views import browse, imports, labeling, members, projects
+from .views.labeling.step import step_checklist_edit
 
 urlpatterns = [
     path("", projects.home, name="home"),
@@ -9,6 +10,7 @@ urlpatterns = [
     path("p/<slug:slug>/items/", browse.item_list, name="item_list"),
     path("p/<slug:slug>/items/<int:item_id>/label/", labeling.label_item, name="label_item"),
     path("p/<slug:slug>/items/<int:item_id>/skip/", labeling.skip_item, name="skip_item"),
+    path("p/<slug:slug>/items/<int:item_id>/checklist/", step_checklist_edit, name="step_checklist_edit"),
     path(
         "p/<slug:slug>/items/<int:item_id>/message/<str:part>/<int:index>/",
         labeling.message_body,

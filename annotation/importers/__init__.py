@@ -5,7 +5,8 @@ Entry point::
     import_jsonl(*, project, path, actor, media_dir=None, replace=False, on_progress=None) -> ImportReport
 
 - Every record kind: `pair`, `step`, `trace` (also the native Agent-X shape), `pca`,
-  `recording`, plus `tool_env` lines (typed `inputs`/`outputs` registries become JSON Schema).
+  `recording`, `query` (our addition, docs/formats.md), plus `tool_env` lines (typed
+  `inputs`/`outputs` registries become JSON Schema).
   Lines of another kind than the project's are errors.
 - All or nothing: one transaction; any bad line rolls everything back (and removes media
   copied so far). `ImportReport.errors` lists every bad line as

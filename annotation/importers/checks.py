@@ -3,6 +3,7 @@ that span fields."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -49,12 +50,17 @@ _TYPE_NAMES = {
 }
 
 
+_REQUIRED = re.compile(r"^'(.+)' is a required property$")
+
+
 def _reason(err: ValidationError) -> tuple[str, str]:
     """A short, specific reason (jsonschema's own messages repeat whole values)."""
     path = field_path(err.absolute_path)
     kind, expected, value = err.validator, err.validator_value, err.instance
     if kind == "required":
-        missing = next((p for p in expected if p not in value), "")
+        # jsonschema reports each missing property as its own error; name the one this error is about.
+        named = _REQUIRED.match(err.message)
+        missing = named.group(1) if named else next((p for p in expected if p not in value), "")
         return _join(path, missing), "is required"
     if kind == "type":
         names = [expected] if isinstance(expected, str) else expected
@@ -94,6 +100,8 @@ def semantic_problems(kind: str, record: dict) -> Iterator[Problem]:
         instance = record["instance"]
         if instance["answer"] not in instance["candidates"]:
             yield "instance.answer", f"{_brief(instance['answer'])} is not one of instance.candidates"
+    elif kind == "query":
+        yield from _query_problems(record)
     elif kind == "trace":
         if "reasoning_steps" in record and "trajectory" in record:
             yield "reasoning_steps", "give either trajectory or reasoning_steps, not both"
@@ -113,6 +121,19 @@ def _step_problems(record: dict) -> Iterator[Problem]:
         if candidate["id"] in seen:
             yield f"candidates[{i}].id", f"duplicate candidate id {candidate['id']!r}"
         seen.add(candidate["id"])
+
+
+def _query_problems(record: dict) -> Iterator[Problem]:
+    # Spacing and case do not make two candidates different queries.
+    seen: dict[str, int] = {}
+    for i, text in enumerate(record["candidates"]):
+        key = " ".join(text.split()).casefold()
+        if not key:
+            yield f"candidates[{i}]", "must not be blank"
+        elif key in seen:
+            yield f"candidates[{i}]", f"repeats candidates[{seen[key]}]; candidates must be distinct"
+        else:
+            seen[key] = i
 
 
 def tool_problems(tools: list[dict], where: str) -> Iterator[Problem]:

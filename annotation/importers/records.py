@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -103,6 +104,19 @@ def _web_task_fields(task: dict) -> dict[str, Any]:
     }
 
 
+_STEP_ID = re.compile(r"^(?P<trajectory>.+)-s\d+$")
+
+
+def _step_meta(record: dict) -> dict:
+    """Steps of one trajectory are grouped by `meta.trajectory_id` (trajectory accuracy); a record
+    without one whose id reads `<trajectory>-s<step>` gets the part before `-s`."""
+    meta = dict(record.get("meta") or {})
+    named = _STEP_ID.match(record["id"])
+    if "trajectory_id" not in meta and named:
+        meta["trajectory_id"] = named.group("trajectory")
+    return meta
+
+
 def build_step(record: dict, env: Env | None) -> Prepared:
     fields = _web_task_fields(record["task"])
     candidates = []
@@ -119,6 +133,7 @@ def build_step(record: dict, env: Env | None) -> Prepared:
         gold={"chosen": reference},
         stratum=fields["difficulty"],
         difficulty=fields["difficulty"],
+        meta=_step_meta(record),
     )
     task = _task({"kind": "step", **fields}, None, **fields)
     return Prepared("step", record["id"], task, [(normalize_messages(record["prefix"]), {})], item)
@@ -192,12 +207,30 @@ def build_recording(record: dict, env: Env | None) -> Prepared:
     return Prepared("recording", record["id"], task, [], item)
 
 
+def build_query(record: dict, env: Env | None) -> Prepared:
+    media = list(record["media"])
+    environment = record.get("environment") or ""
+    # One task per visual (and environment): the same image never lands in two export splits.
+    task = _task(
+        {"kind": "query", "media": media, "environment": environment},
+        env,
+        media=media,
+        environment=environment,
+    )
+    payload: dict[str, Any] = {"candidates": [text.strip() for text in record["candidates"]]}
+    if record.get("source"):
+        payload["source"] = record["source"]  # the proposing model: shown to staff only
+    item = _item(record, payload=payload, stratum=environment)
+    return Prepared("query", record["id"], task, [], item)
+
+
 BUILDERS: dict[str, Callable[[dict, Env | None], Prepared]] = {
     "pair": build_pair,
     "step": build_step,
     "trace": build_trace,
     "pca": build_pca,
     "recording": build_recording,
+    "query": build_query,
 }
 
 
@@ -216,3 +249,6 @@ def record_media(kind: str, record: dict) -> Iterator[tuple[str, str]]:
             yield from message_media(record["trajectory"]["messages"], "trajectory.messages")
     elif kind == "pca":
         yield "instance.image", record["instance"]["image"]
+    elif kind == "query":
+        for j, path in enumerate(record["media"]):
+            yield f"media[{j}]", path

@@ -11,7 +11,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-RECORD_KINDS = ("pair", "step", "trace", "pca", "recording")
+RECORD_KINDS = ("pair", "step", "trace", "pca", "recording", "query")
 ALL_KINDS = ("tool_env", *RECORD_KINDS)
 
 _STR = {"type": "string"}
@@ -262,6 +262,28 @@ RECORDING = _record(
     },
 )
 
+# Our addition to the interchange format (docs/formats.md): candidate queries for a visual, to
+# pick, edit or reject before tracing (Agent-X). Blank and repeated candidates: `checks`.
+MAX_QUERY_CANDIDATES = 5
+QUERY_TEXT_MAX = 4000  # the label's `query` holds at most this much
+
+QUERY = _record(
+    "query",
+    ["media", "candidates"],
+    {
+        "tool_env": TOOL_ENV_REF,
+        "media": {"type": "array", "minItems": 1, "items": {"type": "string", "minLength": 1}},
+        "environment": {"type": ["string", "null"], "maxLength": 64},
+        "candidates": {
+            "type": "array",
+            "minItems": 2,
+            "maxItems": MAX_QUERY_CANDIDATES,
+            "items": {"type": "string", "minLength": 1, "maxLength": QUERY_TEXT_MAX},
+        },
+        "source": {"type": "object", "properties": {"model": _OPT_STR}},
+    },
+)
+
 SCHEMAS: dict[str, dict[str, Any]] = {
     "tool_env": TOOL_ENV_RECORD,
     "pair": PAIR,
@@ -270,6 +292,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "trace_agentx": TRACE_AGENTX,
     "pca": PCA,
     "recording": RECORDING,
+    "query": QUERY,
 }
 for _schema in SCHEMAS.values():
     Draft202012Validator.check_schema(_schema)

@@ -16,7 +16,7 @@ class ChecklistVersion(models.Model):
     # 1 is the imported checklist (item.payload["checklist"]); edits count up from 2.
     version = models.PositiveIntegerField()
     parent_version = models.PositiveIntegerField(default=1)
-    # [{"title": "...", "description": "..."}], at most MAX_CHECKLIST_ITEMS.
+    # [{"title": "...", "goal": "..."}] as in the import format, at most MAX_CHECKLIST_ITEMS.
     items = models.JSONField(default=list)
     reason = models.TextField()
     author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")

@@ -1,4 +1,4 @@
-"""A read-only view of items whose labeling pages come later (step, trace, pca, recording):
+"""A read-only view of items whose labeling pages come later (recording):
 their content, escaped and pretty-printed, without anything that reveals the answer."""
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from annotation.models import Membership, Project, Role
+from annotation.models.project import CHECKLIST_SCOPES
 from review.lifecycle import audit_log_write
 
 
@@ -58,6 +59,8 @@ def _keep_a_manager(project: Project, leaving: Membership) -> None:
 
 SETTINGS_FIELDS = ("name", "guidelines", "overlap", "show_suggestions")
 SCHEMA_FLAGS = ("allow_tie", "show_annotator_names")
+# label_schema settings with a fixed set of values: what a step item's checklist marks judge.
+SCHEMA_CHOICES = {"checklist_scope": CHECKLIST_SCOPES}
 
 
 @transaction.atomic
@@ -65,9 +68,12 @@ def project_settings_update(*, project: Project, actor, **fields) -> Project:
     """Change what a manager may change about a running project; label-schema flags live in
     `label_schema`. Overlap is the default for items imported later: existing items keep theirs
     (an audit sample sets them per item)."""
-    unknown = set(fields) - set(SETTINGS_FIELDS) - set(SCHEMA_FLAGS)
+    unknown = set(fields) - set(SETTINGS_FIELDS) - set(SCHEMA_FLAGS) - set(SCHEMA_CHOICES)
     if unknown:
         raise MembershipError(f"Unknown setting(s): {', '.join(sorted(unknown))}.")
+    for name, allowed in SCHEMA_CHOICES.items():
+        if name in fields and fields[name] not in allowed:
+            raise MembershipError(f"{name} must be one of {', '.join(allowed)}; got {fields[name]!r}.")
     if "overlap" in fields and not 1 <= int(fields["overlap"]) <= 20:
         raise MembershipError("Overlap is the number of annotations per item: 1 to 20.")
     project = Project.objects.select_for_update().get(pk=project.pk)
@@ -80,12 +86,21 @@ def project_settings_update(*, project: Project, actor, **fields) -> Project:
         if flag in fields:
             before[flag] = schema.get(flag, True)
             schema[flag] = bool(fields[flag])
+    for name in SCHEMA_CHOICES:
+        if name in fields:
+            before[name] = getattr(project, name)
+            schema[name] = fields[name]
     project.label_schema = schema
     project.save()
     audit_log_write(
         project_id=project.pk,
         actor=actor,
         action="project_settings",
-        data={"changed": sorted(k for k in fields if before.get(k) != fields[k])},
+        data={"changed": sorted(k for k in fields if before.get(k) != fields[k])}
+        | {
+            f"{k}_from_to": [before[k], fields[k]]
+            for k in SCHEMA_CHOICES
+            if k in fields and before[k] != fields[k]
+        },
     )
     return project

@@ -13,6 +13,7 @@ from annotation import selectors
 from annotation.access import ANY_ROLE, STAFF_ROLES, project_role_required
 from annotation.labels import comparable, label_to_seen
 from annotation.models import Annotation, Item, ItemKind, ItemState, Project
+from annotation.rendering.query import query_summary
 
 ITEMS_PER_PAGE = 50
 LABELS_PER_PAGE = 50
@@ -79,6 +80,9 @@ def _label_row(annotation: Annotation, *, as_seen: bool) -> dict:
         shown = label_to_seen(annotation.display_order, label) if as_seen else label
         row["choice"] = shown.get("preferred", "")
         row["tags"] = {side: tags for side, tags in (shown.get("tags") or {}).items() if tags}
+    elif annotation.item.kind == ItemKind.QUERY:
+        # Annotators: the candidate number they saw; staff: its number in the record.
+        row["choice"] = query_summary(label, order=annotation.display_order if as_seen else None)
     else:
         value = comparable(annotation.item.kind, label)
         row["choice"] = "" if value is None else str(value)

@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from annotation.access import MANAGERS, project_role_required
-from annotation.models import Membership, Role
+from annotation.models import ItemKind, Membership, Project, Role
 from annotation.services.projects import (
     MembershipError,
     membership_remove,
@@ -57,6 +57,13 @@ def member_remove(request: HttpRequest, membership_id: int) -> HttpResponse:
     return redirect("member_list", request.project.slug)
 
 
+CHECKLIST_SCOPE_CHOICES = [
+    ("chosen", "the state after the best candidate (one list of marks)"),
+    ("per_candidate", "the state after each candidate (a candidates × items grid)"),
+    ("trajectory", "the trajectory so far, before any candidate (one list of marks)"),
+]
+
+
 class SettingsForm(forms.Form):
     name = forms.CharField(max_length=200)
     guidelines = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 12}))
@@ -68,6 +75,17 @@ class SettingsForm(forms.Form):
         required=False, label="Pre-fill labels with machine suggestions (annotators see the judge's choice)"
     )
     show_annotator_names = forms.BooleanField(required=False, label="Show annotator names to reviewers")
+    checklist_scope = forms.ChoiceField(
+        choices=CHECKLIST_SCOPE_CHOICES,
+        label="Step checklist marks judge",
+        help_text="Labels already given keep their marks; a label that is edited takes the new scope.",
+    )
+
+    def __init__(self, *args, project: Project, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Only step items have a checklist.
+        if project.kind != ItemKind.STEP:
+            del self.fields["checklist_scope"]
 
 
 @require_http_methods(["GET", "POST"])
@@ -81,8 +99,9 @@ def project_settings(request: HttpRequest) -> HttpResponse:
         "allow_tie": project.allow_tie,
         "show_suggestions": project.show_suggestions,
         "show_annotator_names": project.label_schema.get("show_annotator_names", True),
+        "checklist_scope": project.checklist_scope,
     }
-    form = SettingsForm(request.POST or None, initial=initial)
+    form = SettingsForm(request.POST or None, initial=initial, project=project)
     if request.method == "POST" and form.is_valid():
         try:
             project_settings_update(project=project, actor=request.user, **form.cleaned_data)

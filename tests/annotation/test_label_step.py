@@ -107,7 +107,13 @@ def test_submit_stores_canonical_ids(client, project):
     assert response.status_code == 302
     saved = Annotation.objects.get(annotator=user, item=item)
     n = len(item.payload["checklist"])
-    assert saved.label == {"chosen": b, "equivalent": [a], "invalid": [], "checklist": ["in_progress"] * n}
+    assert saved.label == {
+        "chosen": b,
+        "equivalent": [a],
+        "invalid": [],
+        "checklist": ["in_progress"] * n,
+        "checklist_version": 1,
+    }
     assert saved.flagged and saved.rationale == "fastest"
 
 

@@ -111,13 +111,13 @@ def test_64_turn_pair_renders_fast(annotator_client, project):
 
 
 def test_kinds_without_a_labeling_page_are_shown_read_only(client):
-    """Traces get their correction page in a later release; until then: read-only, escaped."""
-    project = ProjectFactory(kind=ItemKind.TRACE)
+    """Recordings get their page in a later release; until then: read-only, escaped."""
+    project = ProjectFactory(kind=ItemKind.RECORDING)
     user = member(project)
     item = Item.objects.create(
         project=project,
-        kind=ItemKind.TRACE,
-        external_id="ax-1",
+        kind=ItemKind.RECORDING,
+        external_id="rec-1",
         task=TaskFactory(project=project, instruction="How many <b>bottles</b>?"),
         payload={"final_answer": {"value": "<script>x()</script>", "justification": "Counted twice."}},
         gold={"reference_answer": "secret-gold-answer"},

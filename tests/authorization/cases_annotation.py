@@ -25,6 +25,12 @@ from tests.authorization.matrix import (
     submit_body,
 )
 
+
+def checklist_body(w, user):
+    """A valid step checklist edit of version 1."""
+    return {"title_1": "Find tents", "goal_1": "", "reason": "the list was wrong", "parent_version": "1"}
+
+
 # fmt: off
 CASES = [
     # --- pages outside projects
@@ -106,5 +112,32 @@ CASES = [
       data=reason, fmt=JSON),
     C("api:queue-skip",           (API_ANON, 404, 404, 404, 404), "other project", method=POST,
       args=foreign, data=reason, fmt=JSON),
+    # --- step checklist edits: the annotator holding a step item; staff read only
+    C("step_checklist_edit",      (LOGIN, 404, 302, 403, 403), "held step", method=POST,
+      args=pk_of("step_held"), data=checklist_body),
+    C("step_checklist_edit",      (LOGIN, 404, 404, 403, 403), "step not assigned", method=POST,
+      args=pk_of("step_free"), data=checklist_body),
+    C("step_checklist_edit",      (LOGIN, 404, 404, 404, 404), "pair item", method=POST, args=held,
+      data=checklist_body),
+    C("step_checklist_edit",      (LOGIN, 404, 404, 404, 404), "other project", method=POST, args=foreign,
+      data=checklist_body),
+    C("step_checklist_edit",      (405, 405, 405, 405, 405), "get", args=pk_of("step_held")),
 ]
 # fmt: on
+
+
+def extend_world(w) -> None:
+    """`step_held`: a step item the matrix's annotator holds; `step_free`: one nobody holds."""
+    from annotation.models import ItemKind
+    from tests.api.factories import AssignmentFactory
+    from tests.factories import PairItemFactory
+
+    payload = {
+        "checklist": [{"title": "Open tents", "goal": ""}],
+        "candidates": [{"id": "c0", "action": {"name": "click", "arguments": {"bid": "13"}}}],
+    }
+    w.step_held, w.step_free = (
+        PairItemFactory(project=w.project, kind=ItemKind.STEP, payload=payload, gold={"chosen": "c0"})
+        for _ in range(2)
+    )
+    AssignmentFactory(item=w.step_held, annotator=w.users["annotator"])
