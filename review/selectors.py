@@ -33,6 +33,7 @@ from annotation.models import (
     Project,
     Role,
     Suggestion,
+    Trajectory,
 )
 from review.models import Adjudication, AuditLog
 
@@ -116,6 +117,20 @@ def item_for_adjudication(*, project: Project, item_id: int) -> Item:
         )
         .get(project=project, pk=item_id)
     )
+
+
+def corrected_trajectories(*, item: Item, ids: list[int]) -> dict[int, Trajectory]:
+    """The annotators' corrected versions of a trace item, by id, in one query. Only versions
+    made from this item's trace count: an id pointing elsewhere is left out."""
+    from annotation.traces import descends_from  # traces imports the importers: keep it lazy
+
+    if not ids or item.trajectory_first_id is None:
+        return {}
+    rows = Trajectory.objects.filter(pk__in=set(ids), project_id=item.project_id).select_related("parent")
+    # Versions form a chain (parent = the version edited); a correction is usually made from the
+    # original itself, so the walk up the chain rarely needs a query.
+    by_id = {t.pk: t for t in rows}
+    return {pk: t for pk, t in by_id.items() if descends_from(t, item.trajectory_first_id)}
 
 
 def queue_entry(*, item: Item) -> AuditLog | None:

@@ -95,7 +95,16 @@ class DecisionSerializer(serializers.Serializer):
         help_text="label: verify with `label`; discard; reopen: send a verified/discarded item back.",
     )
     label = serializers.DictField(
-        required=False, allow_null=True, help_text="Canonical final label (pairs: first/second/tie, tags)."
+        required=False,
+        allow_null=True,
+        help_text=(
+            "The settled label in canonical terms, validated like an annotator's label of the item's "
+            "kind: pair {preferred: first|second|tie, tags}; step {chosen, equivalent, invalid, "
+            "checklist, checklist_version}; pca {perception, cognition, action: 0|1, evidence}; trace "
+            "{verdict: correct|corrected|discard, discard_reason, checks, corrected_trajectory (a "
+            "version of this item's trace), edit_reasons, final_answer}; query {decision: "
+            "pick|edit|reject, chosen (index in the record), query, reject_reason, note}."
+        ),
     )
     reason = serializers.CharField(allow_blank=True, max_length=20000, help_text="Required: why.")
     state_token = serializers.CharField(allow_blank=True, max_length=100, help_text="From the GET.")

@@ -15,7 +15,13 @@ from django.db import transaction
 from annotation.access import STAFF_ROLES, role_in
 from annotation.labels import PAIR_SIDES, LabelError, validate_label
 from annotation.models import Item, ItemKind, ItemState
-from review.lifecycle import IllegalTransition, consensus_label, item_reopen, item_transition
+from review.lifecycle import (
+    PERSONAL_FIELDS,
+    IllegalTransition,
+    consensus_label,
+    item_reopen,
+    item_transition,
+)
 from review.models import Adjudication, AuditLog
 
 MAX_SECONDS = 24 * 3600
@@ -134,6 +140,10 @@ def _final_label(item: Item, label) -> dict:
     return settled
 
 
+def _notes(label: dict) -> dict:
+    return {key: label[key] for key in PERSONAL_FIELDS if key in label and key != "confidence"}
+
+
 @transaction.atomic
 def adjudication_decide(
     *,
@@ -146,7 +156,9 @@ def adjudication_decide(
     seconds_spent: int = 0,
 ) -> Adjudication:
     """Settle an item in adjudication: `decision` "label" verifies it with `label` (canonical
-    terms), "discard" discards it. Raises AdjudicationError (400, 403) or AdjudicationConflict
+    terms, any kind: validated with annotation.labels.validate_label, which also checks it
+    against the item, e.g. a trace's corrected trajectory is a version of its trace),
+    "discard" discards it. Raises AdjudicationError (400, 403) or AdjudicationConflict
     (409); either way nothing was written."""
     reason = (reason or "").strip()
     errors = {}
@@ -165,7 +177,9 @@ def adjudication_decide(
         item=item,
         reviewer=reviewer,
         decision=decision,
-        label=settled or {},
+        # The decision keeps the reviewer's own notes (P/C/A evidence); the item settles on the
+        # label without them, like a label the annotators agreed on.
+        label={**settled, **_notes(label)} if settled is not None else {},
         reason=reason,
         seconds_spent=max(0, min(int(seconds_spent or 0), MAX_SECONDS)),
     )

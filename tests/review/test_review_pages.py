@@ -240,9 +240,9 @@ def test_settled_item_can_be_reopened_with_a_reason(client, project, item):
 
 
 def test_other_kinds_accept_the_majority_label(client, project):
-    item = other_item(project, "pca", external_id="pca-7")
-    a = {"perception": 1, "cognition": 1, "action": 0}
-    settled_by_rules(item, [a, {**a, "action": 1}, dict(a)])
+    item = other_item(project, "recording", external_id="rec-7")
+    a = {"actions": [], "judge_passed": True}
+    settled_by_rules(item, [a, {**a, "judge_passed": False}, dict(a)])
     item.refresh_from_db()
     html = client.get(url("adjudicate_item", project, item.pk)).content.decode()
     assert "cannot be composed here yet: accept the label most annotators gave" in html
@@ -264,8 +264,8 @@ def test_other_kinds_accept_the_majority_label(client, project):
 
 
 def test_other_kinds_need_a_label_to_accept(client, project):
-    item = other_item(project, "trace")
-    settled_by_rules(item, [{"verdict": "correct"}, {"verdict": "unsolvable"}])
+    item = other_item(project, "recording")
+    settled_by_rules(item, [{"actions": [], "judge_passed": True}, {"actions": [], "judge_passed": False}])
     item.refresh_from_db()
     response = client.post(
         url("adjudicate_item", project, item.pk),
