@@ -53,7 +53,11 @@ def agreement_report(
     bootstrap: int = DEFAULT_RESAMPLES,
     seed: int = 0,
 ) -> dict:
-    """Everything `agreement_report SLUG --json` prints and GET …/agreement/ answers."""
+    """Everything `agreement_report SLUG --json` prints and GET …/agreement/ answers. `kinds`:
+    the P/C/A, step, trace and query sections (audit.kinds), None for kinds the project lacks."""
+    # audit.kinds builds on this package's modules, so it is imported only once they exist.
+    from audit.kinds import kind_metrics
+
     table = rating_table(project=project, stratum_field=by)
     strata = agreement_by_stratum(
         project=project, stratum_field=by, table=table, level=level, bootstrap=bootstrap, seed=seed
@@ -70,4 +74,5 @@ def agreement_report(
         "family_kappa": family_kappa_table(
             project=project, bootstrap=bootstrap, seed=seed, level=level, table=table
         ),
+        "kinds": kind_metrics(project=project, bootstrap=bootstrap, seed=seed),
     }

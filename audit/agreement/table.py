@@ -16,7 +16,8 @@ from operator import itemgetter
 
 import numpy as np
 from django.contrib.auth import get_user_model
-from django.db.models import F, Value
+from django.db.models import Case, F, TextField, Value, When
+from django.db.models.expressions import Expression
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Coalesce
 
@@ -42,6 +43,8 @@ COMPARABLE_KEYS: dict[str, tuple[str, ...]] = {
     ItemKind.TRACE: ("verdict",),
     ItemKind.PCA: ("perception", "cognition", "action"),
     ItemKind.RECORDING: ("judge_passed",),
+    # Query refinement: the chosen candidate's index, or "reject" (see value_expressions).
+    ItemKind.QUERY: ("chosen",),
 }
 
 # Scale order where the values have one (ordinal and interval α, weighted κ): for pairs the
@@ -50,6 +53,8 @@ CATEGORY_ORDER: dict[str, tuple[str, ...]] = {
     ItemKind.PAIR: ("first", "tie", "second"),
     ItemKind.TRACE: ("correct", "corrected", "discard"),
     ItemKind.RECORDING: ("false", "true"),
+    # Items hold three candidate queries (Agent-X curation); "reject" = none usable.
+    ItemKind.QUERY: ("0", "1", "2", "reject"),
 }
 
 
@@ -72,8 +77,17 @@ def value_key(kind: str, label: dict | None) -> str | None:
     return "/".join(_as_text(part) for part in parts)
 
 
-def value_expressions(kind: str, json_field: str) -> dict[str, KeyTextTransform]:
+def value_expressions(kind: str, json_field: str) -> dict[str, Expression]:
     """Annotations extracting the compared key(s) of `json_field` in the database."""
+    if kind == ItemKind.QUERY:
+        # comparable(): a rejection compares as "reject" whatever else the label holds.
+        return {
+            "_v0": Case(
+                When(**{f"{json_field}__decision": "reject"}, then=Value("reject")),
+                default=KeyTextTransform("chosen", json_field),
+                output_field=TextField(),
+            )
+        }
     return {f"_v{i}": KeyTextTransform(key, json_field) for i, key in enumerate(COMPARABLE_KEYS[kind])}
 
 

@@ -16,6 +16,9 @@ from annotation.api.serializers import ErrorSerializer
 from annotation.api.views.base import ProjectScoped
 from audit.agreement import LEVELS, agreement_report
 
+from .kinds import AuditKindsSerializer
+from .stats import AgreementStatsSerializer, KappaSerializer
+
 # "stratum" is the stored name of the bucket (Item.stratum); both are accepted.
 BY = ("family", "bucket", "stratum", "difficulty", "domain")
 MAX_RESAMPLES = 5000
@@ -37,60 +40,6 @@ class AgreementQuerySerializer(serializers.Serializer):
 
 def _float(**kw) -> serializers.FloatField:
     return serializers.FloatField(allow_null=True, **kw)
-
-
-class CoefficientSerializer(serializers.Serializer):
-    value = _float()
-    ci_low = _float(help_text="Lower end of the 95% percentile bootstrap interval.")
-    ci_high = _float()
-    band = serializers.CharField(allow_null=True, help_text="Landis & Koch band: poor … almost perfect.")
-
-
-class KappaSerializer(CoefficientSerializer):
-    method = serializers.CharField(
-        allow_null=True, help_text="'two raters', or the mean of pairwise κ with how many pairs."
-    )
-    n_pairs = serializers.IntegerField()
-
-
-class FleissSerializer(CoefficientSerializer):
-    n_units = serializers.IntegerField(help_text="Units with the modal number of ratings (those counted).")
-    ratings_per_unit = serializers.IntegerField(allow_null=True)
-
-
-class AlphaSerializer(CoefficientSerializer):
-    level = serializers.ChoiceField(choices=LEVELS)
-
-
-class IntervalSerializer(serializers.Serializer):
-    ci_low = _float()
-    ci_high = _float()
-
-
-class BootstrapSerializer(serializers.Serializer):
-    resamples = serializers.IntegerField()
-    seed = serializers.IntegerField()
-    confidence = serializers.FloatField()
-
-
-class AgreementStatsSerializer(serializers.Serializer):
-    level = serializers.ChoiceField(choices=LEVELS)
-    categories = serializers.ListField(
-        child=serializers.CharField(), help_text="Canonical values, scale order."
-    )
-    n_units = serializers.IntegerField(help_text="Items with at least two labels (the ones measured).")
-    n_units_single = serializers.IntegerField(help_text="Items with one label so far (not measured).")
-    n_raters = serializers.IntegerField()
-    n_ratings = serializers.IntegerField()
-    distribution = serializers.DictField(child=serializers.IntegerField(), help_text="Labels per value.")
-    bootstrap = BootstrapSerializer()
-    percent_agreement = _float(help_text="Agreeing pairs among all pairs of labels of the same item.")
-    percent_agreement_ci = IntervalSerializer()
-    cohen_kappa = KappaSerializer()
-    weighted_kappa_linear = KappaSerializer(required=False, help_text="Only when level is not nominal.")
-    weighted_kappa_quadratic = KappaSerializer(required=False, help_text="Only when level is not nominal.")
-    fleiss_kappa = FleissSerializer()
-    krippendorff_alpha = AlphaSerializer()
 
 
 class AnnotatorMatrixSerializer(serializers.Serializer):
@@ -117,7 +66,7 @@ class AnnotatorQualitySerializer(serializers.Serializer):
 
 
 class FamilyKappaSerializer(serializers.Serializer):
-    family = serializers.CharField()
+    family = serializers.CharField(allow_blank=True, help_text='"" for items without a family.')
     audited = serializers.IntegerField(help_text="Items with at least two labels in the κ.")
     sample = serializers.ChoiceField(choices=["audit sample", "all items"])
     kappa = KappaSerializer()
@@ -133,6 +82,9 @@ class AgreementReportSerializer(serializers.Serializer):
     annotator_matrix = AnnotatorMatrixSerializer()
     annotator_quality = AnnotatorQualitySerializer(many=True)
     family_kappa = FamilyKappaSerializer(many=True)
+    kinds = AuditKindsSerializer(
+        help_text="Sections for P/C/A, step, trace and query items; null where the project has none."
+    )
 
 
 class AgreementView(ProjectScoped, APIView):

@@ -144,10 +144,13 @@ def mean(values: Sequence[float]) -> float | None:
     return float(np.mean(values)) if len(values) else None
 
 
-def step_rank(label: dict, scores: dict, chosen: str) -> int | None:
-    """1-based rank of the settled `chosen` candidate by the judge's reward. Ties rank against
-    it (a tie with another candidate is not "ranked first"); a chosen candidate the judge gave
-    no reward ranks last. None when the judge ranked nothing."""
+def step_rank(label: dict, scores: dict, chosen: str, equivalent: Sequence[str] = ()) -> int | None:
+    """1-based rank of the settled answer by the judge's reward: the best-ranked of the settled
+    `chosen` candidate and its settled `equivalent` ones (an equally good action is not a
+    miss). Ties rank against it (a tie with another, not-correct candidate is not "ranked
+    first"); when the judge gave none of the correct candidates a reward they rank last. None
+    when the judge ranked nothing."""
+    correct = {str(chosen), *(str(c) for c in equivalent or ())}
     rewards = scores.get("rewards") if isinstance(scores, dict) else None
     if isinstance(rewards, dict) and rewards:
         values = {str(k): finite_or_none(v) for k, v in rewards.items()}
@@ -160,7 +163,19 @@ def step_rank(label: dict, scores: dict, chosen: str) -> int | None:
         return None
     if not values:
         return None
-    mine = values.get(str(chosen))
-    if mine is None:
+    mine = [values[k] for k in correct if k in values]
+    if not mine:
         return len(values) + 1
-    return 1 + sum(1 for k, v in values.items() if k != str(chosen) and v >= mine)
+    best = max(mine)
+    return 1 + sum(1 for k, v in values.items() if k not in correct and v >= best)
+
+
+def trajectory_key(item_id: int, task_id: int | None, meta: Any) -> str:
+    """Which trajectory a step item belongs to, for trajectory accuracy: the record's
+    `meta.trajectory_id` (or `meta.trajectory`) when it has one, else its task, else itself."""
+    meta = meta if isinstance(meta, dict) else {}
+    for key in ("trajectory_id", "trajectory"):
+        value = meta.get(key)
+        if isinstance(value, str | int) and not isinstance(value, bool) and value != "":
+            return f"trajectory:{value}"
+    return f"task:{task_id}" if task_id is not None else f"item:{item_id}"

@@ -8,10 +8,8 @@ suggestions, items (with their trajectories' lengths), pair contexts, step count
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from typing import Any
-
-from django.db.models import Count
 
 from annotation.models import Item, ItemKind, ItemState, Project, Suggestion, Task
 from annotation.trajectory_stats import trajectory_stats
@@ -50,6 +48,7 @@ def _items(project: Project, item_ids: set[int], stratum_field: str) -> dict[int
         "stratum",
         STRATUM_FIELDS[stratum_field],
         "task_id",
+        "meta",
         "task__domain",
         "trajectory_first__approx_tokens",
         "trajectory_second__approx_tokens",
@@ -59,13 +58,14 @@ def _items(project: Project, item_ids: set[int], stratum_field: str) -> dict[int
     items = {}
     verified = Item.objects.filter(project=project, state=ItemState.VERIFIED, id__in=item_ids)
     rows = verified.values_list(*fields)
-    for iid, kind, settled, bucket, stratum, task_id, domain, tok1, tok2, turns1, turns2 in rows:
+    for iid, kind, settled, bucket, stratum, task_id, meta, domain, tok1, tok2, turns1, turns2 in rows:
         items[iid] = {
             "kind": kind,
             "settled": settled or {},
             "bucket": bucket or "",
             "stratum": stratum or "",
             "task": task_id,
+            "trajectory": m.trajectory_key(iid, task_id, meta) if kind == ItemKind.STEP else None,
             "domain": domain or "",
             "tokens": (tok1 or 0) + (tok2 or 0),
             "turns": max(turns1 or 0, turns2 or 0),
@@ -160,17 +160,18 @@ def pca_report(rows: list[tuple[dict, dict, dict]]) -> dict:
     return {"n": n, "dimensions": dimensions, "domains": domains, "domain_average": average}
 
 
-def step_report(rows: list[tuple[dict, dict, dict]], steps_per_task: dict[Any, int]) -> dict:
+def step_report(rows: list[tuple[dict, dict, dict]], steps_per_trajectory: dict[Any, int]) -> dict:
     ranks, by_task = [], defaultdict(list)
     for item, label, scores in rows:
         chosen = item["settled"].get("chosen")
-        rank = m.step_rank(label, scores, chosen) if chosen else None
+        equivalent = item["settled"].get("equivalent") or ()
+        rank = m.step_rank(label, scores, chosen, equivalent) if chosen else None
         if rank is None:
             continue
         ranks.append(rank)
-        by_task[item["task"]].append(rank == 1)
-    # A task counts only when every one of its steps was judged and settled.
-    complete = [all(hits) for task, hits in by_task.items() if len(hits) == steps_per_task.get(task)]
+        by_task[item["trajectory"]].append(rank == 1)
+    # A trajectory counts only when every one of its steps was judged and settled.
+    complete = [all(hits) for key, hits in by_task.items() if len(hits) == steps_per_trajectory.get(key)]
     return {
         "n": len(ranks),
         "mrr": m.mean([1 / r for r in ranks]),
@@ -181,18 +182,17 @@ def step_report(rows: list[tuple[dict, dict, dict]], steps_per_task: dict[Any, i
     }
 
 
-def _steps_per_task(project: Project, tasks: set[int]) -> dict[int, int]:
-    """Step items per task (discarded ones left out): a trajectory needs all of them judged."""
+def _steps_per_trajectory(project: Project, tasks: set[int]) -> dict[str, int]:
+    """Step items per trajectory (metrics.trajectory_key; discarded ones left out): a
+    trajectory needs all of them judged. A trajectory's steps share its task."""
     if not tasks:
         return {}
     rows = (
         Item.objects.filter(project=project, kind=ItemKind.STEP, task_id__in=tasks)
         .exclude(state=ItemState.DISCARDED)
-        .values("task_id")
-        .annotate(n=Count("id"))
-        .values_list("task_id", "n")
+        .values_list("id", "task_id", "meta")
     )
-    return dict(rows)
+    return dict(Counter(m.trajectory_key(iid, task_id, meta) for iid, task_id, meta in rows))
 
 
 def judge_vs_human(
@@ -211,7 +211,7 @@ def judge_vs_human(
         configs = list(JudgeConfig.objects.filter(project=project).order_by("name", "id"))
     ok, failed = _suggestions(configs)
     items = _items(project, {iid for per in ok.values() for iid in per}, stratum_field)
-    steps_per_task = _steps_per_task(
+    per_trajectory = _steps_per_trajectory(
         project, {i["task"] for i in items.values() if i["kind"] == ItemKind.STEP}
     )
     judges = []
@@ -233,7 +233,7 @@ def judge_vs_human(
                 # A section per kind of item the judge judged; None where it judged none.
                 "pairs": pair_report(pairs) if (pairs := by_kind[ItemKind.PAIR]) else None,
                 "pca": pca_report(pca) if (pca := by_kind[ItemKind.PCA]) else None,
-                "steps": step_report(steps, steps_per_task) if (steps := by_kind[ItemKind.STEP]) else None,
+                "steps": step_report(steps, per_trajectory) if (steps := by_kind[ItemKind.STEP]) else None,
             }
         )
     return {

@@ -25,16 +25,18 @@ from annotation.models import (
     Membership,
     Project,
     Role,
+    Suggestion,
 )
 from audit import agreement as engine
 from audit.judges.tables import JUDGE_TABLES, judge_csv_table
+from audit.kinds import KIND_TABLES, kind_metrics
 from review.models import AuditLog
 
 from .sampling import STRATUM_FIELDS
 
 CACHE_SECONDS = 60
 DEFAULT_STRATUM_FIELD = "family"
-TABLES = ("strata", "annotators", "states", "family_kappa", "matrix", "quality", *JUDGE_TABLES)
+TABLES = ("strata", "annotators", "states", "family_kappa", "matrix", "quality", *JUDGE_TABLES, *KIND_TABLES)
 STAT_KEYS = (("cohen", "cohen_kappa"), ("fleiss", "fleiss_kappa"), ("alpha", "krippendorff_alpha"))
 # Landis & Koch (1977): lower bound of each band, used for colours (the engine names the band).
 BANDS = ((0.8, "almost-perfect"), (0.6, "substantial"), (0.4, "moderate"), (0.2, "fair"), (0.0, "slight"))
@@ -138,6 +140,19 @@ class Agreement:
             self.project, "family", lambda: engine.family_kappa_table(project=self.project), self.version
         )
 
+    def kinds(self) -> dict:
+        """The P/C/A, step, trace and query sections (audit.kinds); None for absent kinds. Machine
+        suggestions count there too, so a new one (a judge run) is part of the cache key."""
+        last = (
+            Suggestion.objects.filter(item__project=self.project)
+            .order_by("-id")
+            .values_list("id", flat=True)
+            .first()
+        )
+        return _cached(
+            self.project, f"kinds:{last or 0}", lambda: kind_metrics(project=self.project), self.version
+        )
+
 
 # --- plain aggregates (cheap, never cached) ---------------------------------------------------
 
@@ -214,6 +229,10 @@ def csv_table(*, project: Project, table: str, stratum_field: str) -> tuple[list
     """(header, rows) of one dashboard table, in plain values; `table` must be in TABLES."""
     if table in JUDGE_TABLES:
         return judge_csv_table(project=project, table=table)
+    if table in KIND_TABLES:
+        from .kinds import kind_csv_table  # it builds on this module's helpers
+
+        return kind_csv_table(project=project, table=table)
     if table == "strata":
         header = ["stratum_field", "stratum", "units", "raters", "ratings", "percent_agreement"]
         for prefix, _ in STAT_KEYS:

@@ -26,7 +26,17 @@ from audit.services.dashboard import (
     stratum_field_from,
 )
 from audit.services.sampling import STRATUM_FIELDS
+from audit.views.kinds import kinds_context
 
+# What the agreement section compares, per project kind (annotation.labels.comparable).
+COMPARED = {
+    "pair": "which trajectory was preferred, in canonical terms (never the A/B letter shown)",
+    "step": "the chosen candidate (see the step section for equivalents and checklists)",
+    "trace": "the verdict: correct, corrected or discard (per-step checks below)",
+    "pca": "the three scores P/C/A together (one dimension at a time below)",
+    "query": "the chosen candidate query, or reject",
+    "recording": "whether the recording passed its judge",
+}
 # Cells a spreadsheet would run as a formula; such text gets a leading apostrophe (OWASP).
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -89,6 +99,7 @@ def agreement_context(project: Project, agreement: Agreement, stratum_field: str
         "project": project,
         "stratum_field": stratum_field,
         "stratum_fields": list(STRATUM_FIELDS),
+        "compared": COMPARED.get(project.kind, "the compared part of the label"),
         "strata": rows,
         "kappa_chart": chart,  # SafeString from audit.charts: every text escaped there
     }
@@ -164,6 +175,7 @@ def audit_dashboard(request: HttpRequest) -> HttpResponse:
             "sample": AuditSample.objects.filter(project=project).select_related("created_by").first(),
             "audited": Item.objects.filter(project=project, audited=True).count(),
             "judges": judges_context(project=project),
+            "kinds": kinds_context(agreement.kinds()),
         }
     )
     return render(request, "audit/dashboard.html", context)

@@ -38,7 +38,9 @@ def test_json_report_has_every_part(world):
         "annotator_matrix",
         "annotator_quality",
         "family_kappa",
+        "kinds",
     }
+    assert report["kinds"] == {"pca": None, "step": None, "trace": None, "query": None}
     assert report["strata"]["planning"]["cohen_kappa"]["value"] == pytest.approx(0.5)
     assert report["annotator_matrix"]["annotators"] == ["alice", "bob", "carol"]
     assert [q["username"] for q in report["annotator_quality"]] == ["alice", "bob", "carol", "dave"]

@@ -22,7 +22,9 @@ CASES = [
     #                                  anonymous outsider annotator reviewer manager
     C("audit_dashboard",              (LOGIN, 404, 404, 200, 200), args=P),
     *[C("audit_table_csv",            (LOGIN, 404, 404, 200, 200), name, args=table(name))
-      for name in ("strata", "annotators", "states", "family_kappa", "matrix", "quality")],
+      for name in ("strata", "annotators", "states", "family_kappa", "matrix", "quality", "kind_agreement",
+                   "pca_categories", "pca_items", "pca_domains", "pca_judges", "step_machines",
+                   "query_decisions")],
     C("audit_table_csv",              (LOGIN, 404, 404, 404, 404), "unknown table", args=table("secrets")),
     C("audit_sample",                 (LOGIN, 404, 404, 404, 200), args=P),
     C("audit_sample",                 (LOGIN, 404, 404, 404, 302), "post", method=POST, args=P,

@@ -161,4 +161,97 @@ class Command(BaseCommand):
             if quality
             else "  nobody has worked on this project yet"
         )
+        parts += self.render_kinds(report.get("kinds") or {})
         return "\n".join(parts) + "\n"
+
+    def render_kinds(self, kinds: dict) -> list[str]:
+        """The P/C/A, step, trace and query sections (audit.kinds), for kinds the project has."""
+        parts: list[str] = []
+        head = ["compared", "units", "raters", "% agree", "Cohen κ", "Fleiss κ", "Krippendorff α"]
+
+        def agreement(rows: list[tuple[str, dict]]) -> str:
+            return _grid(
+                head,
+                [
+                    [
+                        name,
+                        s["n_units"],
+                        s["n_raters"],
+                        _pct(s["percent_agreement"]),
+                        _coef(s["cohen_kappa"]),
+                        _coef(s["fleiss_kappa"]),
+                        _coef(s["krippendorff_alpha"]),
+                    ]
+                    for name, s in rows
+                ],
+            )
+
+        if pca := kinds.get("pca"):
+            dims = ("perception", "cognition", "action")
+            parts += [
+                "",
+                "P/C/A agreement per dimension:",
+                agreement([(d, pca["agreement"][d]) for d in dims]),
+            ]
+            counts = pca["categories"]
+            names = list(counts["overall"])
+            rows = [["(all)", counts["n"], *counts["overall"].values()]]
+            rows += [[d["name"], d["n"], *(d[c] for c in names)] for d in counts["domains"]]
+            parts += [
+                "",
+                "P/C/A error categories of verified items (perception: P=0; cognition: P=1, C=0; "
+                "action: P=1, C=1, A=0; none: all 1):",
+                _grid(["domain", "items", *names], rows),
+            ]
+            sources = [("humans", pca["domains"], pca["domain_average"])]
+            sources += [(j["name"], j["domains"], j["domain_average"]) for j in pca["judges"]]
+            rows = []
+            for name, domains, avg in sources:
+                rows += [[name, d["name"], d["n"], *(_pct(d[k]) for k in dims)] for d in domains]
+                if domains:
+                    rows.append(
+                        [name, "Avg (mean over domains)", avg["n_domains"], *(_pct(avg[k]) for k in dims)]
+                    )
+            parts += ["", "P/C/A domain averages:", _grid(["source", "domain", "items", "P", "C", "A"], rows)]
+            if pca["judges"]:
+                rows = [
+                    [j["name"], j["n"], j["n_failed"], *(_num(j["pearson"][d]) for d in dims)]
+                    for j in pca["judges"]
+                ]
+                parts += ["", "P/C/A judges, Pearson r vs settled labels:"]
+                parts.append(_grid(["source", "items", "failed", "r P", "r C", "r A"], rows))
+        if step := kinds.get("step"):
+            lenient = step["best_lenient"]
+            parts += [
+                "",
+                "Step agreement:",
+                agreement(
+                    [("best candidate", step["best"]), ("checklist marks (ordinal)", step["checklist"])]
+                ),
+                f"Lenient best candidate (equivalent counts): {_pct(lenient['percent_agreement'])} of "
+                f"label pairs, κ {_num(lenient['kappa'])}.",
+            ]
+            if step["machines"]:
+                rows = [
+                    [
+                        m["name"],
+                        m["n"],
+                        m["n_failed"],
+                        _num(m["mrr"]),
+                        _pct(m["step_accuracy"]),
+                        f"{_pct(m['trajectory_accuracy'])} of {m['n_trajectories']}",
+                    ]
+                    for m in step["machines"]
+                ]
+                parts += ["", "Step suggestions vs settled labels:"]
+                parts.append(
+                    _grid(["source", "steps", "failed", "MRR", "step acc.", "trajectory acc."], rows)
+                )
+        if trace := kinds.get("trace"):
+            rows = [("verdict", trace["verdict"])] + [(f"check {c}", s) for c, s in trace["checks"].items()]
+            parts += ["", "Trace agreement (checks: one unit per item × step):", agreement(rows)]
+        if query := kinds.get("query"):
+            decisions = ", ".join(f"{k} {v}" for k, v in query["decisions"].items())
+            parts += ["", "Query agreement:", agreement([("chosen query or reject", query["chosen"])])]
+            parts.append(f"Decisions: {decisions}.")
+        return parts
