@@ -1,3 +1,4 @@
+from django import forms
 from django.contrib import admin
 
 from .models import (
@@ -6,6 +7,7 @@ from .models import (
     Assignment,
     ImportJob,
     Item,
+    ItemKind,
     Membership,
     Project,
     Task,
@@ -57,8 +59,49 @@ class TrajectoryAdmin(admin.ModelAdmin):
     raw_id_fields = ["task", "parent"]
 
 
+def pca_instance_errors(payload: object, task: Task | None) -> dict[str, str]:
+    """What is wrong with a P/C/A item's instance (formats/README.md `pca`): the answer must be
+    one of the candidates (the action score is read against it), and the image must be the
+    task's image (exports keep every item of one image in one split by it)."""
+    instance = payload.get("instance") if isinstance(payload, dict) else None
+    if not isinstance(instance, dict):
+        return {"payload": 'A P/C/A item keeps its instance under payload["instance"].'}
+    candidates = instance.get("candidates")
+    if not isinstance(candidates, list) or not candidates:
+        return {"payload": "The instance has no candidate actions (instance.candidates)."}
+    answer = instance.get("answer")
+    if answer not in candidates:
+        listed = "; ".join(repr(c) for c in candidates)
+        return {
+            "payload": f"The instance answer {answer!r} is not one of its candidates ({listed}). "
+            "Make the answer one of the candidates, or add it to them."
+        }
+    image = instance.get("image")
+    if task is not None and image and task.media and image not in task.media:
+        shown = ", ".join(map(str, task.media))
+        return {
+            "task": f"The instance image {image!r} is not the task's image ({shown}); "
+            "pick the task of this image."
+        }
+    return {}
+
+
+class ItemAdminForm(forms.ModelForm):
+    class Meta:
+        model = Item
+        fields = "__all__"  # noqa: DJ007 - the admin edits every field
+
+    def clean(self) -> dict:
+        data = super().clean()
+        if data.get("kind") == ItemKind.PCA:
+            for field, message in pca_instance_errors(data.get("payload"), data.get("task")).items():
+                self.add_error(field, message)
+        return data
+
+
 @admin.register(Item)
 class ItemAdmin(admin.ModelAdmin):
+    form = ItemAdminForm
     list_display = [
         "external_id",
         "project",

@@ -48,7 +48,11 @@ class ExportRequestSerializer(serializers.Serializer):
     formats = serializers.ListField(
         child=serializers.ChoiceField(choices=FORMATS),
         required=False,
-        help_text="Default: preference + interchange for pair projects, interchange otherwise.",
+        help_text="Which files fit depends on the project's kind: pair: preference, interchange; "
+        "trace: sft, preference (corrected vs original), interchange; step: preference (chosen vs "
+        "each non-equivalent candidate), checklists, interchange; query: queries, interchange; "
+        "pca, recording: interchange. Parquet copies any of them. Default: every JSONL format "
+        "of the kind.",
     )
 
 

@@ -6,7 +6,10 @@
 - grouping: items sharing a task, web task or media file form one group (union-find);
 - splitting: whole groups go to splits by sha256(seed, group key), optionally per stratum;
 - records: interchange records with the settled label, and preference (prompt/chosen/rejected)
-  records for pairs;
+  records for pairs; traces, steps, queries: the files of those kinds (corrected traces, chat
+  SFT, original/corrected and step-level preferences, checklists, refined queries);
+- formats: which function writes which file, per item kind (policy.KIND_FORMATS says which
+  files a kind offers);
 - writers / pipeline: one streaming read of the items, spool files, split files with sha256;
 - manifest: counts per split and stratum, agreement at export time, hashes of every file.
 

@@ -18,7 +18,7 @@ from annotation.models import Project
 from review.models import Export
 
 from .pipeline import Result
-from .policy import policy_splits, splits_text
+from .policy import format_label, policy_splits, splits_text
 from .splitting import cumulative
 from .writers import file_entry
 
@@ -91,7 +91,7 @@ def build_manifest(*, export: Export, result: Result, agreement: dict[str, Any])
             "seed": policy["seed"],
             "stratify": bool(policy.get("stratify")),
             "stratum_field": "stratum (pairs: bucket; steps, recordings: difficulty; "
-            "traces: environment; pca: domain)",
+            "traces, queries: environment; pca: domain)",
             "method": (
                 "items that share a group key are one group; a group's position is the first "
                 "8 bytes of sha256('<seed>\\x1f<smallest key of the group>') / 2**64; "
@@ -110,6 +110,8 @@ def build_manifest(*, export: Export, result: Result, agreement: dict[str, Any])
         },
         "grouping": result.grouping,
         "formats": export.formats,
+        # What each file holds, in words (the records' shapes are in the module docs).
+        "format_notes": {fmt: format_label(project.kind, fmt) for fmt in export.formats},
         "counts": result.counts,
         "agreement": agreement,
         "tool_envs": result.tool_envs,

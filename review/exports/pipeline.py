@@ -24,18 +24,11 @@ from django.db import transaction
 from annotation.models import ToolEnv
 from review.models import Export
 
+from .formats import interchange_line, parquet_columns, writer
 from .grouping import Groups, item_keys
-from .policy import INTERCHANGE, PARQUET, PREFERENCE, policy_splits
-from .records import (
-    INTERCHANGE_COLUMNS,
-    PREFERENCE_COLUMNS,
-    Envs,
-    interchange_line,
-    pair_sides,
-    preference_line,
-    tool_env_line,
-)
-from .rows import item_rows
+from .policy import INTERCHANGE, JSONL_FORMATS, PARQUET, PREFERENCE, policy_splits
+from .records import Envs, pair_sides, preference_line, tool_env_line
+from .rows import Row, item_rows
 from .selectors import export_items
 from .splitting import assign_groups, majority
 from .writers import JsonlFile, ParquetFile, Spool, encode
@@ -62,7 +55,7 @@ def file_name(split: str, fmt: str, ext: str = "jsonl") -> str:
 def planned_files(export: Export) -> list[str]:
     """Every file name an export writes (manifest included)."""
     names = []
-    for fmt in (PREFERENCE, INTERCHANGE):
+    for fmt in JSONL_FORMATS:
         if fmt in export.formats:
             for split in policy_splits(export.split_policy):
                 names.append(file_name(split.name, fmt))
@@ -75,7 +68,7 @@ def run_export(*, export: Export, directory: Path, on_progress: Progress | None 
     project = export.project
     splits = policy_splits(export.split_policy)
     seed = int(export.split_policy.get("seed", 0))
-    jsonl_formats = [f for f in (PREFERENCE, INTERCHANGE) if f in export.formats]
+    jsonl_formats = [f for f in JSONL_FORMATS if f in export.formats]
     progress = on_progress or (lambda done, total: None)
     directory.mkdir(parents=True, exist_ok=True)
 
@@ -89,26 +82,23 @@ def run_export(*, export: Export, directory: Path, on_progress: Progress | None 
     stratum_index: dict[str, int] = {}
     item_stratum = array("q")
     item_env = array("q")
-    left_out = Counter()
+    left_out: dict[str, Counter] = {fmt: Counter() for fmt in jsonl_formats}
+    write_lines = _line_writers(project.kind, jsonl_formats, envs)
     try:
         # One snapshot; inside a transaction PostgreSQL streams the rows through a named cursor.
         with transaction.atomic():
-            for row in item_rows(items, CHUNK_SIZE):
+            for row in item_rows(items, CHUNK_SIZE, kind=project.kind):
                 index = groups.add(item_keys(row))
                 if row.stratum not in stratum_index:
                     stratum_index[row.stratum] = len(strata)
                     strata.append(row.stratum)
                 item_stratum.append(stratum_index[row.stratum])
                 item_env.append(row.tool_env_id if row.tool_env_id is not None else NO_ENV)
-                sides = pair_sides(row) if row.kind == "pair" else None
-                if INTERCHANGE in spools:
-                    spools[INTERCHANGE].add(index, interchange_line(row, envs, sides))
-                if PREFERENCE in spools:
-                    line = preference_line(row, envs, sides)
-                    if line is None:
-                        left_out["tie" if sides.preferred == "tie" else "unlabeled"] += 1
-                    else:
-                        spools[PREFERENCE].add(index, line)
+                for fmt, (lines, reason) in write_lines(row):
+                    for line in lines:
+                        spools[fmt].add(index, line)
+                    if reason is not None:
+                        left_out[fmt][reason] += 1
                 if (index + 1) % PROGRESS_EVERY == 0:
                     progress(index + 1, total)
         n_items = len(groups)
@@ -144,11 +134,7 @@ def run_export(*, export: Export, directory: Path, on_progress: Progress | None 
                 item_split=item_split,
                 header_envs=split_envs if fmt == INTERCHANGE else None,
                 envs=envs,
-                parquet_columns=(
-                    (PREFERENCE_COLUMNS if fmt == PREFERENCE else INTERCHANGE_COLUMNS[project.kind])
-                    if PARQUET in export.formats
-                    else None
-                ),
+                parquet_columns=parquet_columns(project.kind, fmt) if PARQUET in export.formats else None,
             )
     finally:
         for spool in spools.values():
@@ -171,6 +157,28 @@ def run_export(*, export: Export, directory: Path, on_progress: Progress | None 
     }
     used_envs = sorted({envs.name[e] for e in item_env if e != NO_ENV})
     return Result(files=files, counts=counts, grouping=grouping, tool_envs=used_envs)
+
+
+def _line_writers(kind: str, formats: list[str], envs: Envs) -> Callable[[Row], list[tuple[str, tuple]]]:
+    """row → [(format, (lines, reason left out))] for the chosen formats."""
+    if kind == "pair":
+        # A pair's settled label is read once for both of its files.
+        def pair_lines(row: Row) -> list[tuple[str, tuple]]:
+            sides = pair_sides(row)
+            out = []
+            if PREFERENCE in formats:
+                line = preference_line(row, envs, sides)
+                if line is None:
+                    out.append((PREFERENCE, ([], "tie" if sides.preferred == "tie" else "unlabeled")))
+                else:
+                    out.append((PREFERENCE, ([line], None)))
+            if INTERCHANGE in formats:
+                out.append((INTERCHANGE, ([interchange_line(row, envs, sides)], None)))
+            return out
+
+        return pair_lines
+    writers = [(fmt, writer(kind, fmt)) for fmt in formats]
+    return lambda row: [(fmt, write(row, envs)) for fmt, write in writers]
 
 
 def _write_format(
@@ -225,7 +233,7 @@ def _counts(
     item_group: array,
     n_groups: int,
     files: list[dict[str, Any]],
-    left_out: Counter,
+    left_out: dict[str, Counter],
 ) -> dict[str, Any]:
     per_split = {name: {"items": 0, "groups": 0, "strata": Counter()} for name in splits}
     per_stratum: dict[str, Counter] = {s: Counter() for s in sorted(strata)}
@@ -256,5 +264,15 @@ def _counts(
         "groups": n_groups,
         "per_split": out_split,
         "per_stratum": {s: {name: c[name] for name in splits} for s, c in per_stratum.items()},
-        "preference_left_out": {"ties": left_out["tie"], "unlabeled": left_out["unlabeled"]},
+        # Items that wrote no record into a file, per format and reason (ties, discarded traces...).
+        "left_out": {fmt: dict(sorted(c.items())) for fmt, c in left_out.items() if c},
+        "preference_left_out": {
+            "ties": left_out.get(PREFERENCE, Counter())["tie"],
+            "unlabeled": left_out.get(PREFERENCE, Counter())["unlabeled"],
+        },
+        # Rows (records) per format over all splits.
+        "rows": {
+            fmt: sum(f["rows"] for f in files if f["format"] == fmt)
+            for fmt in dict.fromkeys(f["format"] for f in files)
+        },
     }

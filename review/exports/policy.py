@@ -12,14 +12,59 @@ from typing import Any
 
 from annotation.models import ItemState, Project
 
-# Output formats; "preference" exists for pair projects only.
+# Output formats. Which JSONL formats fit depends on the project's kind (KIND_FORMATS); Parquet
+# copies any of them.
 PREFERENCE, INTERCHANGE, PARQUET = "preference", "interchange", "parquet"
-FORMATS = (PREFERENCE, INTERCHANGE, PARQUET)
+SFT, CHECKLISTS, QUERIES = "sft", "checklists", "queries"
+# One canonical order: the order of the files and of `export.formats`.
+FORMATS = (PREFERENCE, SFT, CHECKLISTS, QUERIES, INTERCHANGE, PARQUET)
+JSONL_FORMATS = FORMATS[:-1]
+KIND_FORMATS: dict[str, tuple[str, ...]] = {
+    "pair": (PREFERENCE, INTERCHANGE, PARQUET),
+    "trace": (SFT, PREFERENCE, INTERCHANGE, PARQUET),
+    "step": (PREFERENCE, CHECKLISTS, INTERCHANGE, PARQUET),
+    "query": (QUERIES, INTERCHANGE, PARQUET),
+    "pca": (INTERCHANGE, PARQUET),
+    "recording": (INTERCHANGE, PARQUET),
+}
+DEFAULT_FORMATS: dict[str, tuple[str, ...]] = {
+    "pair": (PREFERENCE, INTERCHANGE),
+    "trace": (SFT, PREFERENCE, INTERCHANGE),
+    "step": (PREFERENCE, CHECKLISTS, INTERCHANGE),
+    "query": (QUERIES, INTERCHANGE),
+}
 FORMAT_LABELS = {
     PREFERENCE: "Preference JSONL (prompt / chosen / rejected chat messages, tools)",
+    SFT: "Chat SFT JSONL (messages with tool calls, OpenAI fine-tuning shape)",
+    CHECKLISTS: "Checklists JSONL (the settled checklist of every step and its marks)",
+    QUERIES: "Refined queries JSONL (candidates, decision, final query or reject reason)",
     INTERCHANGE: "Interchange JSONL (the platform's record shape, re-importable)",
     PARQUET: "Parquet copies of the JSONL files",
 }
+# What a format holds for one kind, where the general label says too little.
+KIND_FORMAT_LABELS: dict[tuple[str, str], str] = {
+    ("trace", PREFERENCE): "Preference JSONL (corrected trace chosen, original rejected; "
+    "corrected traces only)",
+    ("trace", SFT): "Chat SFT JSONL (the corrected trace, or the original where it was correct; "
+    "discarded traces left out)",
+    ("trace", INTERCHANGE): "Interchange JSONL (corrected traces as trace records, re-importable)",
+    ("step", PREFERENCE): "Preference JSONL (chosen action vs each other candidate that is not "
+    "equivalent; invalid ones marked)",
+}
+
+
+def kind_formats(kind: str) -> tuple[str, ...]:
+    return KIND_FORMATS.get(kind, (INTERCHANGE, PARQUET))
+
+
+def format_label(kind: str, fmt: str) -> str:
+    return KIND_FORMAT_LABELS.get((kind, fmt), FORMAT_LABELS[fmt])
+
+
+def format_choices(kind: str) -> list[tuple[str, str]]:
+    return [(f, format_label(kind, f)) for f in kind_formats(kind)]
+
+
 # Only verified items are exported; the filter field stays so the policy can widen later.
 EXPORTABLE_STATES = (ItemState.VERIFIED,)
 # Trajectory provenance types (formats/README.md, `source.type`).
@@ -189,7 +234,14 @@ def normalize_filters(project: Project, filters: dict[str, Any], strata: list[st
 
 
 def default_formats(project: Project) -> list[str]:
-    return [PREFERENCE, INTERCHANGE] if project.kind == "pair" else [INTERCHANGE]
+    return list(DEFAULT_FORMATS.get(project.kind, (INTERCHANGE,)))
+
+
+def _kinds_of(fmt: str) -> str:
+    kinds = [kind for kind, formats in KIND_FORMATS.items() if fmt in formats]
+    # The pair projects first: they had these formats first, and messages name them so.
+    first, rest = kinds[0], kinds[1:]
+    return f"{first} projects" + (f" (and {', '.join(rest)})" if rest else "")
 
 
 def normalize_formats(project: Project, formats: list[str] | None) -> list[str]:
@@ -199,9 +251,12 @@ def normalize_formats(project: Project, formats: list[str] | None) -> list[str]:
         raise ExportRequestError(
             {"formats": f"unknown format(s) {', '.join(map(str, unknown))}; use {', '.join(FORMATS)}"}
         )
-    if PREFERENCE in chosen and project.kind != "pair":
+    allowed = kind_formats(project.kind)
+    unfit = [f for f in FORMATS if f in chosen and f not in allowed]
+    if unfit:
+        reasons = "; ".join(f"the {f} format is for {_kinds_of(f)}" for f in unfit)
         raise ExportRequestError(
-            {"formats": f"the preference format is for pair projects; this one holds {project.kind} items"}
+            {"formats": f"{reasons}; this one holds {project.kind} items (its formats: {', '.join(allowed)})"}
         )
     if chosen == [PARQUET]:
         raise ExportRequestError({"formats": "Parquet copies need a JSONL format to copy; add one"})

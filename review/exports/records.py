@@ -8,6 +8,10 @@ a pair's ``chosen`` is the trajectory the settled label prefers, a step's ``refe
 settled chosen candidate. A pair's label is written in the record's own terms ("chosen" /
 "rejected"), because the stored "first"/"second" order is not part of the record.
 
+The interchange records of traces and query items, and the other files of those kinds and of
+steps (SFT, checklists, refined queries), are built in traces, steps and queries; formats
+says which function writes which file.
+
 Preference records follow the conversational preference shape of TRL and similar libraries:
 ``prompt`` (the shared context), ``chosen`` and ``rejected`` (message lists), ``tools`` (the
 tool registry as OpenAI function tools) plus ``id`` and ``meta``. Messages use the chat
@@ -46,6 +50,7 @@ INTERCHANGE_COLUMNS: dict[str, tuple[str, ...]] = {
     ),
     "pca": ("kind", "id", "instance", "output", "meta", "label"),
     "recording": ("kind", "id", "task", "meta", "label"),
+    "query": ("kind", "id", "tool_env", "media", "environment", "candidates", "source", "meta", "label"),
 }
 
 
@@ -195,6 +200,16 @@ def _web_task(row: Row) -> dict[str, Any]:
     return out
 
 
+def settled_checklist(row: Row) -> tuple[int, list]:
+    """(version, items): the checklist version the label names, when it exists; else the
+    imported one (version 1)."""
+    named = row.settled_label.get("checklist_version")
+    items = row.settled_checklist
+    if isinstance(named, int) and items is not None:
+        return named, items
+    return 1, row.payload.get("checklist") or []
+
+
 def step_interchange(row: Row, envs: Envs) -> dict:
     settled = row.settled_label.get("chosen")
     candidates = row.payload.get("candidates") or []
@@ -205,29 +220,12 @@ def step_interchange(row: Row, envs: Envs) -> dict:
         "id": row.external_id,
         "task": _web_task(row),
         "prefix": row.messages("first"),
-        "checklist": row.payload.get("checklist") or [],
+        # The checklist the label settled on (an edited version, if it names one).
+        "checklist": settled_checklist(row)[1],
         "candidates": [{**c, "reference": c.get("id") == reference} for c in candidates],
         "meta": row.meta,
         "label": row.settled_label,
     }
-
-
-def trace_interchange(row: Row, envs: Envs) -> dict:
-    record: dict[str, Any] = {"kind": "trace", "id": row.external_id}
-    if row.tool_env_id is not None:
-        record["tool_env"] = envs.name[row.tool_env_id]
-    record["query"] = row.instruction or ""
-    if row.task_media:
-        record["media"] = row.task_media
-    if row.environment:
-        record["environment"] = row.environment
-    record["trajectory"] = {"messages": row.messages("first"), "source": row.source("first")}
-    record["final_answer"] = row.payload.get("final_answer") or {"value": None}
-    if "reference_answer" in row.gold:
-        record["reference_answer"] = row.gold["reference_answer"]
-    record["meta"] = row.meta
-    record["label"] = row.settled_label
-    return record
 
 
 def pca_interchange(row: Row, envs: Envs) -> dict:
@@ -253,20 +251,6 @@ def recording_interchange(row: Row, envs: Envs) -> dict:
         "meta": row.meta,
         "label": row.settled_label,
     }
-
-
-INTERCHANGE = {
-    "step": step_interchange,
-    "trace": trace_interchange,
-    "pca": pca_interchange,
-    "recording": recording_interchange,
-}
-
-
-def interchange_line(row: Row, envs: Envs, sides: PairSides | None = None) -> str:
-    if row.kind == "pair":
-        return pair_interchange_line(row, envs, sides or pair_sides(row))
-    return dumps(INTERCHANGE[row.kind](row, envs))
 
 
 def tool_env_line(name: str, tools: list[dict]) -> str:

@@ -18,10 +18,11 @@ from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from django.db import connections
-from django.db.models import QuerySet, TextField
-from django.db.models.functions import Cast
+from django.db.models import IntegerField, OuterRef, QuerySet, Subquery, TextField, Value
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import Cast, JSONObject
 
-from annotation.models import Item
+from annotation.models import ChecklistVersion, Item, Trajectory
 
 
 def loads(text: str | None, default: Any) -> Any:
@@ -59,6 +60,14 @@ class Row(NamedTuple):
     first_source_text: str | None
     second_text: str | None
     second_source_text: str | None
+    # Only filled for the kinds that need them (see kind_columns), None otherwise.
+    first_id: int | None = None
+    first_version: int | None = None
+    # The trace correction the settled label names: {id, messages, source, version, parent,
+    # parent_version, edit_reasons} as JSON text.
+    corrected_text: str | None = None
+    # The checklist version the settled step label names: its items as JSON text.
+    checklist_text: str | None = None
 
     @property
     def meta(self) -> dict:
@@ -93,6 +102,14 @@ class Row(NamedTuple):
 
     def source(self, side: str) -> dict:
         return loads(self.first_source_text if side == "first" else self.second_source_text, {})
+
+    @property
+    def corrected(self) -> dict | None:
+        return loads(self.corrected_text, None)
+
+    @property
+    def settled_checklist(self) -> list | None:
+        return loads(self.checklist_text, None)
 
     def texts(self, side: str) -> tuple[str, str]:
         """(messages, source) of one trajectory as JSON text."""
@@ -130,13 +147,61 @@ COLUMNS = (
     _text("trajectory_second__messages"),
     _text("trajectory_second__source"),
 )
-assert len(COLUMNS) == len(Row._fields)
 
 
-def item_rows(items: QuerySet[Item], chunk_size: int) -> Iterator[Row]:
+def _label_int(key: str) -> Cast:
+    # A key of the outer item's settled label. Label schemas make these integers; the cast
+    # lets the lookup use the primary key index.
+    return Cast(KeyTextTransform(key, OuterRef("settled_label")), output_field=IntegerField())
+
+
+def _corrected() -> Cast:
+    """The corrected trajectory of a settled trace label, in the same read (one subquery, one
+    JSON object): a lookup per item would stop the streaming cursor."""
+    trajectory = Trajectory.objects.filter(
+        pk=_label_int("corrected_trajectory"), project=OuterRef("project_id")
+    ).values(
+        data=JSONObject(
+            id="id",
+            messages="messages",
+            source="source",
+            version="version",
+            parent="parent_id",
+            parent_version="parent__version",
+            edit_reasons="edit_reasons",
+        )
+    )[:1]
+    return Cast(Subquery(trajectory), output_field=TextField())
+
+
+def _settled_checklist() -> Cast:
+    version = ChecklistVersion.objects.filter(
+        item=OuterRef("pk"), version=_label_int("checklist_version")
+    ).values("items")[:1]
+    return Cast(Subquery(version), output_field=TextField())
+
+
+_NONE = Value(None, output_field=TextField())
+_EXTRA = len(Row._fields) - len(COLUMNS)
+assert _EXTRA == 4
+
+
+def kind_columns(kind: str | None) -> tuple:
+    """COLUMNS plus the extra columns of one kind (the others read as None)."""
+    if kind == "trace":
+        extra = ("trajectory_first_id", "trajectory_first__version", _corrected(), _NONE)
+    elif kind == "step":
+        extra = (_NONE, _NONE, _NONE, _settled_checklist())
+    else:
+        extra = (_NONE,) * _EXTRA
+    return (*COLUMNS, *extra)
+
+
+def item_rows(items: QuerySet[Item], chunk_size: int, kind: str | None = None) -> Iterator[Row]:
     """The rows of `items` (its filters and order), streamed. Call it inside a transaction:
-    on PostgreSQL the server-side cursor lives as long as the transaction."""
-    rows = items.values_list(*COLUMNS)
+    on PostgreSQL the server-side cursor lives as long as the transaction. `kind` adds the
+    columns only that kind needs."""
+    rows = items.values_list(*kind_columns(kind))
     connection = connections[rows.db]
     if connection.vendor != "postgresql" or not connection.in_atomic_block:
         for values in rows.iterator(chunk_size=chunk_size):

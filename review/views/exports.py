@@ -16,12 +16,10 @@ from annotation.models import Project
 from review.exports.policy import (
     DEFAULT_SPLITS,
     EXPORTABLE_STATES,
-    FORMAT_LABELS,
-    FORMATS,
-    PREFERENCE,
     SOURCE_TYPES,
     ExportRequestError,
     default_formats,
+    format_choices,
     parse_splits,
 )
 from review.exports.selectors import export_for, exports_for, project_strata
@@ -29,6 +27,15 @@ from review.models import Export
 from review.services.exports import export_create
 
 RECENT_EXPORTS = 20
+# What an item's stratum is, per kind (the importer sets it).
+STRATUM_NAMES = {
+    "pair": "bucket",
+    "step": "difficulty",
+    "recording": "difficulty",
+    "trace": "environment",
+    "query": "environment",
+    "pca": "domain",
+}
 CONTENT_TYPES = {
     ".jsonl": "application/x-ndjson; charset=utf-8",
     ".json": "application/json; charset=utf-8",
@@ -75,8 +82,11 @@ class ExportForm(forms.Form):
     def __init__(self, *args, project: Project, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["strata"].choices = [(s, s) for s in project_strata(project=project)]
-        allowed = [f for f in FORMATS if f != PREFERENCE or project.kind == "pair"]
-        self.fields["formats"].choices = [(f, FORMAT_LABELS[f]) for f in allowed]
+        # Only the files that fit the project's kind (a trace project has SFT, a step project
+        # checklists, ...).
+        self.fields["formats"].choices = format_choices(project.kind)
+        stratum = STRATUM_NAMES.get(project.kind, "stratum")
+        self.fields["stratify"].label = f"Stratify by {stratum} (each {stratum} split in the same ratios)"
         self.fields["formats"].initial = default_formats(project)
 
     def clean_splits(self) -> str:

@@ -48,7 +48,8 @@ class Command(BaseCommand):
             action="append",
             choices=FORMATS,
             dest="formats",
-            help="repeat for several (default: preference + interchange for pairs, else interchange)",
+            help="repeat for several (default: every JSONL format of the project's kind, "
+            "see review.exports.policy.KIND_FORMATS)",
         )
         parser.add_argument("--strata", default="", help="comma-separated strata to take (default: all)")
         parser.add_argument("--settled-from", help="settled on or after this date (YYYY-MM-DD)")
@@ -114,11 +115,9 @@ class Command(BaseCommand):
         for name, split in counts["per_split"].items():
             rows = ", ".join(f"{fmt} {n}" for fmt, n in split["rows"].items())
             self.stdout.write(f"  {name}: {split['items']} items, {split['groups']} groups ({rows})")
-        left_out = counts["preference_left_out"]
-        if left_out["ties"] or left_out["unlabeled"]:
+        for fmt, reasons in counts.get("left_out", {}).items():
             self.stdout.write(
-                f"  left out of the preference files: {left_out['ties']} ties, "
-                f"{left_out['unlabeled']} unlabeled"
+                f"  left out of the {fmt} files: " + ", ".join(f"{n} {r}" for r, n in reasons.items())
             )
         for entry in export.files:
             self.stdout.write(f"{entry['name']}  {entry['bytes']} bytes  sha256 {entry['sha256']}")
