@@ -220,6 +220,12 @@ def test_load_demo_is_idempotent_and_prints_working_passwords(settings, tmp_path
         "manager1": "manager",
     }
     assert "42 duplicates" in second.getvalue()
+    # One small project per other item kind, with the same members, imported once.
+    kinds = dict(Project.objects.exclude(slug="pairs-demo").values_list("slug", "kind"))
+    assert kinds == {"steps-demo": "step", "traces-demo": "trace", "pca-demo": "pca", "queries-demo": "query"}
+    for slug, n in {"steps-demo": 12, "traces-demo": 10, "pca-demo": 12, "queries-demo": 7}.items():
+        assert Item.objects.filter(project__slug=slug, kind=kinds[slug]).count() == n
+        assert Membership.objects.filter(project__slug=slug).count() == 4
     stored = dict(line.split(": ") for line in (tmp_path / "demo-passwords.txt").read_text().splitlines())
     assert set(stored) == {"annotator1", "annotator2", "reviewer1", "manager1", "admin"}
     for name, password in stored.items():

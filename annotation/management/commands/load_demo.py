@@ -1,4 +1,5 @@
-"""`python manage.py load_demo`: demo users and a pair project filled with synthetic pairs.
+"""`python manage.py load_demo`: demo users, a pair project filled with synthetic pairs, and one
+small project per other item kind (steps, traces, P/C/A, query refinement) from annotation/demo_data.
 
 Safe to run again: users, the project and memberships are reused, and the pairs file goes
 through the importer, which skips ids it already holds. Passwords are random per install,
@@ -35,6 +36,41 @@ USERS: dict[str, str | None] = {
     "admin": None,
 }
 GUIDELINES = Path(__file__).resolve().parents[2] / "synthetic" / "guidelines.md"
+DEMO_DATA = Path(__file__).resolve().parents[2] / "demo_data"
+# slug, name, kind, file in DEMO_DATA, guidelines: one small project per other item kind.
+KIND_PROJECTS = [
+    (
+        "steps-demo",
+        "Web steps: best next action",
+        "step",
+        "steps.jsonl",
+        "Pick the candidate action that best advances the task; mark equally good ones as "
+        "equivalent, broken ones as invalid, and judge each checklist item.",
+    ),
+    (
+        "traces-demo",
+        "Tool-use traces: verify and correct",
+        "trace",
+        "traces.jsonl",
+        "Check every step (tool choice, argument format, step order, output/answer alignment, "
+        "evidence). Correct what is wrong, or discard the trace with a reason.",
+    ),
+    (
+        "pca-demo",
+        "Embodied decisions: P/C/A",
+        "pca",
+        "pca.jsonl",
+        "Score perception, cognition and action 0 or 1 against the rubric, with a one-line reason each.",
+    ),
+    (
+        "queries-demo",
+        "Query refinement",
+        "query",
+        "queries.jsonl",
+        "Pick the best candidate query for the image, edit it for clarity, or reject all of them "
+        "(tool-hinting, trivially answerable, ambiguous).",
+    ),
+]
 
 
 def passwords_path() -> Path:
@@ -83,6 +119,11 @@ class Command(BaseCommand):
                 self.stderr.write(line)
             raise CommandError(f"The demo pairs in {path} were rejected; nothing was imported.")
 
+        for slug, name, kind, filename, guidelines in KIND_PROJECTS:
+            self._kind_project(
+                users, slug=slug, name=name, kind=kind, filename=filename, guidelines=guidelines
+            )
+
         judge = self._judge(project, users["manager1"])
         self.stdout.write(
             f"Project {project.name!r} (/p/{project.slug}/) {'created' if created else 'already there'}."
@@ -128,22 +169,41 @@ class Command(BaseCommand):
             users[name] = user
         return users
 
-    @transaction.atomic
     def _project(self, users: dict) -> tuple[Project, bool]:
-        project, created = Project.objects.get_or_create(
+        return self._members(
+            users,
             slug=SLUG,
+            kind="pair",
             defaults={
                 "name": PROJECT_NAME,
-                "kind": "pair",
-                "overlap": 2,
                 "guidelines": GUIDELINES.read_text(encoding="utf-8"),
                 "label_schema": {"allow_tie": True},
                 # About 80 audited items per family, as in the published audit.
                 "audit_policy": {"mode": "cap", "cap": 80, "seed": 0, "audit_overlap": 2},
             },
         )
-        if not created and project.kind != "pair":
-            raise CommandError(f"A project {SLUG!r} exists but holds {project.kind} items, not pairs.")
+
+    def _kind_project(self, users: dict, *, slug: str, name: str, kind: str, filename: str, guidelines: str):
+        project, created = self._members(
+            users, slug=slug, kind=kind, defaults={"name": name, "guidelines": guidelines}
+        )
+        path = DEMO_DATA / filename
+        report = import_jsonl(project=project, path=path, actor=users["manager1"])
+        if not report.ok:
+            for line in report.error_lines():
+                self.stderr.write(line)
+            raise CommandError(f"The demo file {path} was rejected; nothing was imported.")
+        self.stdout.write(
+            f"Project {name!r} (/p/{slug}/) {'created' if created else 'already there'}: {report.summary()}"
+        )
+
+    @transaction.atomic
+    def _members(self, users: dict, *, slug: str, kind: str, defaults: dict) -> tuple[Project, bool]:
+        project, created = Project.objects.get_or_create(
+            slug=slug, defaults={"kind": kind, "overlap": 2, **defaults}
+        )
+        if not created and project.kind != kind:
+            raise CommandError(f"A project {slug!r} exists but holds {project.kind} items, not {kind}.")
         roles = dict(Membership.objects.filter(project=project).values_list("user__username", "role"))
         for name, role in USERS.items():
             if role is not None and roles.get(name) != role:
