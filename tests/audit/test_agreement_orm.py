@@ -49,7 +49,7 @@ def test_pairs_agree_in_canonical_terms_whatever_letters_the_annotators_saw():
     seen_letters = {
         user: [
             label_to_seen(a.display_order, a.label)["preferred"]
-            for a in Annotation.objects.filter(annotator=user)
+            for a in Annotation.objects.filter(annotator=user).order_by("item_id")
         ]
         for user in (x, y)
     }
