@@ -23,7 +23,7 @@ def test_annotator_labels_a_step_item_with_keyboard(page):
     page.goto(f"/p/{project.slug}/next/")
     page.wait_for_url("**/label/")
     labeled_url = page.url
-    assert page.locator(".step-shot img[src*='/media/']").count() >= 1
+    assert page.locator(".step-observation img[src*='/media/']").count() >= 1
     for radio in page.locator('.step-marks input[value="yes"]').all():
         radio.check()
     page.locator("body").click(position={"x": 5, "y": 5})  # focus the page, not a field
