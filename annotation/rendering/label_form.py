@@ -74,17 +74,23 @@ def parse_pair_form(data: QueryDict, *, allowed_tags: list[str], allow_tie: bool
         if form.confidence is None or not 1 <= form.confidence <= 5:
             errors["confidence"] = "Confidence is a whole number from 1 to 5."
             form.confidence = None
+    read_submission(form, data, editing=editing)
+    return form
+
+
+def read_submission(form, data: QueryDict, *, editing: bool) -> None:
+    """Every kind's form: an edit carries the label version it started from (optimistic lock), a
+    first submit its client id (idempotent retries); a form missing them says so."""
     if editing:
         try:
             form.version = int(data.get("version", ""))
         except ValueError:
-            errors["version"] = "The form lost its version number; reload the page and edit again."
+            form.errors["version"] = "The form lost its version number; reload the page and edit again."
     else:
         try:
             form.client_id = str(uuid.UUID(form.client_id))
         except ValueError:
-            errors["client_id"] = "The form lost its submission id; reload the page and label again."
-    return form
+            form.errors["client_id"] = "The form lost its submission id; reload the page and label again."
 
 
 def form_from_label(

@@ -10,6 +10,7 @@ from django.http import QueryDict
 
 from annotation.labels import PCA_DIMENSIONS
 
+from .label_form import read_submission
 from .pca import PcaView
 
 EVIDENCE_MAX = 500
@@ -74,16 +75,7 @@ def parse_pca_form(data: QueryDict, *, editing: bool) -> PcaForm:
             form.errors[f"evidence_{dim}"] = (
                 f"Keep the note to {EVIDENCE_MAX} characters (it has {len(note)})."
             )
-    if editing:
-        try:
-            form.version = int(data.get("version", ""))
-        except ValueError:
-            form.errors["version"] = "The form lost its version number; reload the page and edit again."
-    else:
-        try:
-            form.client_id = str(uuid.UUID(form.client_id))
-        except ValueError:
-            form.errors["client_id"] = "The form lost its submission id; reload the page and label again."
+    read_submission(form, data, editing=editing)
     return form
 
 

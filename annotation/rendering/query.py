@@ -16,6 +16,7 @@ from django.http import QueryDict
 from annotation.labels import QUERY_REJECT_REASONS
 from annotation.models import Item
 
+from .label_form import read_submission
 from .messages import Links, MediaView, media_view
 from .text import as_text
 
@@ -191,16 +192,7 @@ def parse_query_form(
             form.errors["query"] = f"Keep the query to {QUERY_MAX} characters (it has {len(text)})."
     if len(form.note) > NOTE_MAX:
         form.errors["note"] = f"Keep the note to {NOTE_MAX} characters (it has {len(form.note)})."
-    if editing:
-        try:
-            form.version = int(data.get("version", ""))
-        except ValueError:
-            form.errors["version"] = "The form lost its version number; reload the page and edit again."
-    else:
-        try:
-            form.client_id = str(uuid.UUID(form.client_id))
-        except ValueError:
-            form.errors["client_id"] = "The form lost its submission id; reload the page and label again."
+    read_submission(form, data, editing=editing)
     return form
 
 

@@ -15,6 +15,7 @@ from django.core.validators import URLValidator
 from django.http import QueryDict
 
 from annotation.labels import TRACE_CHECKS, TRACE_DISCARD_REASONS, TRACE_VERDICTS
+from annotation.rendering.label_form import read_submission
 
 CHECK_LABELS = {
     "tool_choice": "Tool choice",
@@ -126,15 +127,7 @@ def parse_trace_form(data: QueryDict, *, n_steps: int, editing: bool) -> TraceFo
             }
         )
     _check_form(form, n_steps)
-    if editing:
-        form.version = _int(data.get("version", ""))
-        if form.version is None:
-            form.errors["version"] = "The form lost its version number; reload the page and edit again."
-    else:
-        try:
-            form.client_id = str(uuid.UUID(form.client_id))
-        except ValueError:
-            form.errors["client_id"] = "The form lost its submission id; reload the page and label again."
+    read_submission(form, data, editing=editing)
     return form
 
 

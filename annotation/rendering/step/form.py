@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 from django.http import QueryDict
 
+from ..label_form import read_submission
+
 MARKS = (("yes", "Yes"), ("in_progress", "In progress"), ("no", "No"))
 MARK_VALUES = frozenset(value for value, _ in MARKS)
 
@@ -101,16 +103,7 @@ def parse_step_form(
         form.checklist = [data.get(f"check_{i}", "") for i in range(n_checklist)]
         if any(mark not in MARK_VALUES for mark in form.checklist):
             form.errors["checklist"] = "Mark every checklist item Yes, In progress or No."
-    if editing:
-        try:
-            form.version = int(data.get("version", ""))
-        except ValueError:
-            form.errors["version"] = "The form lost its version number; reload the page and edit again."
-    else:
-        try:
-            form.client_id = str(uuid.UUID(form.client_id))
-        except ValueError:
-            form.errors["client_id"] = "The form lost its submission id; reload the page and label again."
+    read_submission(form, data, editing=editing)
     return form
 
 

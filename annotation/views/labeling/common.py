@@ -13,7 +13,7 @@ from django_htmx.http import reswap, retarget
 
 from annotation import selectors
 from annotation.rendering.label_form import seconds_spent
-from annotation.services.annotations import annotation_edit, annotation_submit
+from annotation.services.annotations import SubmitError, annotation_edit, annotation_submit
 
 from ..projects import render_guidelines
 from .access import Access
@@ -138,3 +138,26 @@ def store(
         display_order=display_order,
         seconds_spent=seconds_spent(request.POST, leased_at=getattr(access.assignment, "leased_at", None)),
     )
+
+
+def save(
+    request: HttpRequest,
+    access: Access,
+    page: KindPage,
+    form: Any,
+    label: dict,
+    *,
+    editing: bool,
+    rationale: str = "",
+    prefill: dict | None = None,
+    display_order: list[str] | None = None,
+    field_errors: Callable[[dict], dict[str, str]] = dict,
+) -> HttpResponse | Saved:
+    """`store` the label; a refusal comes back as the form with the service's errors put on the
+    fields they concern (`field_errors` maps the label's terms to the form's)."""
+    try:
+        store(request, access, form, label, rationale, prefill, display_order=display_order)
+    except SubmitError as exc:
+        form.errors.update(field_errors(exc.errors))
+        return form_error(request, access, page, form, FIX_FIELDS if exc.errors else str(exc), exc.status)
+    return Saved(editing=editing)

@@ -21,7 +21,6 @@ from annotation.rendering.label_form import (
     tag_groups,
 )
 from annotation.rendering.pair import pair_view
-from annotation.services.annotations import SubmitError
 
 from .access import Access, machine_suggestion
 from .common import (
@@ -32,7 +31,7 @@ from .common import (
     base_context,
     form_error,
     is_editing,
-    store,
+    save,
     surroundings,
 )
 
@@ -106,14 +105,17 @@ def post_pair(request: HttpRequest, access: Access) -> HttpResponse | Saved:
     if not form.valid:
         return form_error(request, access, PAIR_PAGE, form, FIX_FIELDS, 400)
     label = form.label(access.order)
-    try:
-        store(request, access, form, label, form.rationale, _prefill_record(request, access, label))
-    except SubmitError as exc:
-        form.errors.update(service_errors(exc.errors, access.order))
-        return form_error(
-            request, access, PAIR_PAGE, form, FIX_FIELDS if exc.errors else str(exc), exc.status
-        )
-    return Saved(editing=editing)
+    return save(
+        request,
+        access,
+        PAIR_PAGE,
+        form,
+        label,
+        editing=editing,
+        rationale=form.rationale,
+        prefill=_prefill_record(request, access, label),
+        field_errors=lambda errors: service_errors(errors, access.order),
+    )
 
 
 PAIR_PAGE = KindPage(template="annotation/label_pair.html", context=pair_context, post=post_pair)

@@ -13,7 +13,6 @@ from annotation.rendering.pca_form import (
     prefill_record,
     service_errors,
 )
-from annotation.services.annotations import SubmitError
 
 from .access import Access
 from .common import (
@@ -24,7 +23,7 @@ from .common import (
     base_context,
     form_error,
     is_editing,
-    store,
+    save,
     surroundings,
 )
 
@@ -58,12 +57,17 @@ def post_pca(request: HttpRequest, access: Access) -> HttpResponse | Saved:
         return form_error(request, access, PCA_PAGE, form, FIX_FIELDS, 400)
     view = pca_view(item=item, links=Links(request.project.slug, item.pk))
     label, rationale = form.label(), annotation.rationale if editing else ""
-    try:
-        store(request, access, form, label, rationale, prefill_record(view=view, label=label))
-    except SubmitError as exc:
-        form.errors.update(service_errors(exc.errors))
-        return form_error(request, access, PCA_PAGE, form, FIX_FIELDS if exc.errors else str(exc), exc.status)
-    return Saved(editing=editing)
+    return save(
+        request,
+        access,
+        PCA_PAGE,
+        form,
+        label,
+        editing=editing,
+        rationale=rationale,
+        prefill=prefill_record(view=view, label=label),
+        field_errors=service_errors,
+    )
 
 
 PCA_PAGE = KindPage(template="annotation/label_pca.html", context=pca_context, post=post_pca)

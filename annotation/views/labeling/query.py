@@ -19,7 +19,6 @@ from annotation.rendering.query import (
     query_summary,
     query_view,
 )
-from annotation.services.annotations import SubmitError
 
 from .access import Access
 from .common import (
@@ -30,7 +29,7 @@ from .common import (
     base_context,
     form_error,
     is_editing,
-    store,
+    save,
     surroundings,
 )
 
@@ -81,15 +80,18 @@ def post_query(request: HttpRequest, access: Access) -> HttpResponse | Saved:
     )
     if not form.valid:
         return form_error(request, access, QUERY_PAGE, form, FIX_FIELDS, 400)
-    try:
-        # The order the annotator saw is kept with the label (blinding audits read it).
-        store(request, access, form, form.label(candidates), "", None, display_order=order)
-    except SubmitError as exc:
-        form.errors.update(query_service_errors(exc.errors))
-        return form_error(
-            request, access, QUERY_PAGE, form, FIX_FIELDS if exc.errors else str(exc), exc.status
-        )
-    return Saved(editing=editing)
+    # The order the annotator saw is kept with the label (blinding audits read it).
+    label = form.label(candidates)
+    return save(
+        request,
+        access,
+        QUERY_PAGE,
+        form,
+        label,
+        editing=editing,
+        display_order=order,
+        field_errors=query_service_errors,
+    )
 
 
 QUERY_PAGE = KindPage(template="annotation/label_query.html", context=query_context, post=post_query)

@@ -22,7 +22,6 @@ from annotation.rendering.step import (
     step_service_errors,
 )
 from annotation.rendering.step import step_context as step_view_context
-from annotation.services.annotations import SubmitError
 from annotation.services.checklists import ChecklistConflict, ChecklistError, checklist_edit, checklist_items
 
 from .access import Access, item_access
@@ -34,7 +33,7 @@ from .common import (
     form_error,
     is_editing,
     render_page,
-    store,
+    save,
     surroundings,
 )
 
@@ -74,14 +73,17 @@ def post_step(request: HttpRequest, access: Access) -> HttpResponse | Saved:
         )
     if not form.valid:
         return form_error(request, access, STEP_PAGE, form, FIX_FIELDS, 400)
-    try:
-        store(request, access, form, form.label(), form.rationale, None, display_order=order)
-    except SubmitError as exc:
-        form.errors.update(step_service_errors(exc.errors))
-        return form_error(
-            request, access, STEP_PAGE, form, FIX_FIELDS if exc.errors else str(exc), exc.status
-        )
-    return Saved(editing=editing)
+    return save(
+        request,
+        access,
+        STEP_PAGE,
+        form,
+        form.label(),
+        editing=editing,
+        rationale=form.rationale,
+        display_order=order,
+        field_errors=step_service_errors,
+    )
 
 
 STEP_PAGE = KindPage(template="annotation/label_step.html", context=step_context, post=post_step)
