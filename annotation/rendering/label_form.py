@@ -18,11 +18,10 @@ CONFIDENCE_CHOICES = ((1, "guess"), (2, "unsure"), (3, "fair"), (4, "sure"), (5,
 
 
 @dataclass
-class PairForm:
-    preferred: str = ""  # "A" | "B" | "tie" | ""
-    tags: dict[str, list[str]] = field(default_factory=lambda: {"A": [], "B": []})
-    rationale: str = ""
-    confidence: int | None = None
+class SubmissionFields:
+    """What every kind's label form carries besides the label: the review flag, the client id of
+    a first submit, the version an edit started from, and the errors found."""
+
     flagged: bool = False
     client_id: str = ""
     version: int | None = None
@@ -31,6 +30,14 @@ class PairForm:
     @property
     def valid(self) -> bool:
         return not self.errors
+
+
+@dataclass
+class PairForm(SubmissionFields):
+    preferred: str = ""  # "A" | "B" | "tie" | ""
+    tags: dict[str, list[str]] = field(default_factory=lambda: {"A": [], "B": []})
+    rationale: str = ""
+    confidence: int | None = None
 
     def label(self, order: list[str]) -> dict:
         seen: dict = {"preferred": self.preferred, "tags": self.tags}
@@ -78,7 +85,7 @@ def parse_pair_form(data: QueryDict, *, allowed_tags: list[str], allow_tie: bool
     return form
 
 
-def read_submission(form, data: QueryDict, *, editing: bool) -> None:
+def read_submission(form: SubmissionFields, data: QueryDict, *, editing: bool) -> None:
     """Every kind's form: an edit carries the label version it started from (optimistic lock), a
     first submit its client id (idempotent retries); a form missing them says so."""
     if editing:

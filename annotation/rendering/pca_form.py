@@ -10,7 +10,7 @@ from django.http import QueryDict
 
 from annotation.labels import PCA_DIMENSIONS
 
-from .label_form import read_submission
+from .label_form import SubmissionFields, read_submission
 from .pca import PcaView
 
 EVIDENCE_MAX = 500
@@ -24,17 +24,9 @@ DIMENSION_KEYS = {"perception": ("q", "w"), "cognition": ("a", "s"), "action": (
 
 
 @dataclass
-class PcaForm:
+class PcaForm(SubmissionFields):
     scores: dict[str, int | None] = field(default_factory=lambda: dict.fromkeys(PCA_DIMENSIONS))
     evidence: dict[str, str] = field(default_factory=lambda: dict.fromkeys(PCA_DIMENSIONS, ""))
-    flagged: bool = False
-    client_id: str = ""
-    version: int | None = None
-    errors: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def valid(self) -> bool:
-        return not self.errors
 
     def label(self) -> dict:
         label: dict = {dim: self.scores[dim] for dim in PCA_DIMENSIONS}

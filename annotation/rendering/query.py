@@ -16,7 +16,7 @@ from django.http import QueryDict
 from annotation.labels import QUERY_REJECT_REASONS
 from annotation.models import Item
 
-from .label_form import read_submission
+from .label_form import SubmissionFields, read_submission
 from .messages import Links, MediaView, media_view
 from .text import as_text
 
@@ -86,20 +86,12 @@ def query_view(*, item: Item, order: list[str], links: Links, staff: bool) -> Qu
 
 
 @dataclass
-class QueryForm:
+class QueryForm(SubmissionFields):
     decision: str = ""
     chosen: int | None = None
     drafts: dict[int, str] = field(default_factory=dict)  # candidate index → text in its edit box
     reject_reason: str = ""
     note: str = ""
-    flagged: bool = False
-    client_id: str = ""
-    version: int | None = None
-    errors: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def valid(self) -> bool:
-        return not self.errors
 
     def query(self, candidates: list[str]) -> str:
         if self.chosen is None:

@@ -15,7 +15,7 @@ from django.core.validators import URLValidator
 from django.http import QueryDict
 
 from annotation.labels import TRACE_CHECKS, TRACE_DISCARD_REASONS, TRACE_VERDICTS
-from annotation.rendering.label_form import read_submission
+from annotation.rendering.label_form import SubmissionFields, read_submission
 
 CHECK_LABELS = {
     "tool_choice": "Tool choice",
@@ -46,7 +46,7 @@ assert {v for v, _ in DISCARD_LABELS} == set(TRACE_DISCARD_REASONS)
 
 
 @dataclass
-class TraceForm:
+class TraceForm(SubmissionFields):
     verdict: str = ""
     discard_reason: str = ""
     discard_note: str = ""
@@ -59,14 +59,6 @@ class TraceForm:
     edit_note: str = ""
     base_trajectory: int | None = None
     rationale: str = ""
-    flagged: bool = False
-    client_id: str = ""
-    version: int | None = None
-    errors: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def valid(self) -> bool:
-        return not self.errors
 
     def reasons(self) -> list[str]:
         return [*self.edit_reasons, *([f"other: {self.edit_note}"] if self.edit_note else [])]

@@ -14,14 +14,14 @@ from dataclasses import dataclass, field
 
 from django.http import QueryDict
 
-from ..label_form import read_submission
+from ..label_form import SubmissionFields, read_submission
 
 MARKS = (("yes", "Yes"), ("in_progress", "In progress"), ("no", "No"))
 MARK_VALUES = frozenset(value for value, _ in MARKS)
 
 
 @dataclass
-class StepForm:
+class StepForm(SubmissionFields):
     chosen: str = ""
     equivalent: list[str] = field(default_factory=list)
     invalid: list[str] = field(default_factory=list)
@@ -29,14 +29,6 @@ class StepForm:
     by_candidate: dict[str, list[str]] | None = None
     checklist_version: int = 1
     rationale: str = ""
-    flagged: bool = False
-    client_id: str = ""
-    version: int | None = None
-    errors: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def valid(self) -> bool:
-        return not self.errors
 
     def label(self) -> dict:
         label = {

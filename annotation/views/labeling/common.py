@@ -5,14 +5,14 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django_htmx.http import reswap, retarget
 
 from annotation import selectors
-from annotation.rendering.label_form import seconds_spent
+from annotation.rendering.label_form import SubmissionFields, seconds_spent
 from annotation.services.annotations import SubmitError, annotation_edit, annotation_submit
 
 from ..projects import render_guidelines
@@ -20,14 +20,6 @@ from .access import Access
 
 FIX_FIELDS = "Nothing was saved: please fix the marked fields."
 ALREADY_LABELED = "You already labeled this item; your saved label is shown — change it and save."
-
-
-class LabelForm(Protocol):
-    """What `store` needs of a kind's parsed form."""
-
-    client_id: str
-    version: int | None
-    flagged: bool
 
 
 @dataclass(frozen=True)
@@ -108,7 +100,7 @@ def is_editing(request: HttpRequest, access: Access) -> bool:
 def store(
     request: HttpRequest,
     access: Access,
-    form: LabelForm,
+    form: SubmissionFields,
     label: dict,
     rationale: str,
     prefill: dict | None,
