@@ -31,6 +31,24 @@ def checklist_body(w, user):
     return {"title_1": "Find tents", "goal_1": "", "reason": "the list was wrong", "parent_version": "1"}
 
 
+def trace_body(w, user):
+    """A valid first save of the matrix's trace item: correct as is, every check passed."""
+    from annotation.labels import TRACE_CHECKS
+    from annotation.traces import trace_steps
+
+    n = len(trace_steps(w.trace_held.trajectory_first.messages))
+    checks = [dict.fromkeys(TRACE_CHECKS, "pass") for _ in range(n)]
+    return {"verdict": "correct", "checks": checks, "client_id": "3b8e4c1a-2f5d-4e6b-9c7a-1d2e3f4a5b6c"}
+
+
+def checklist_api_body(w, user):
+    return {
+        "items": [{"title": "Find tents", "goal": ""}],
+        "reason": "the list was wrong",
+        "parent_version": 1,
+    }
+
+
 # fmt: off
 CASES = [
     # --- pages outside projects
@@ -122,12 +140,36 @@ CASES = [
     C("step_checklist_edit",      (LOGIN, 404, 404, 404, 404), "other project", method=POST, args=foreign,
       data=checklist_body),
     C("step_checklist_edit",      (405, 405, 405, 405, 405), "get", args=pk_of("step_held")),
+    # --- API: trace corrections and step checklists (the pages' rules: staff read only)
+    C("api:item-trace",           (API_ANON, 404, 200, 200, 200), "held trace", args=pk_of("trace_held")),
+    C("api:item-trace",           (API_ANON, 404, 404, 200, 200), "trace not assigned",
+      args=pk_of("trace_free")),
+    C("api:item-trace",           (API_ANON, 404, 404, 404, 404), "pair item", args=held),
+    C("api:item-trace",           (API_ANON, 404, 404, 404, 404), "other project", args=foreign),
+    C("api:item-trace",           (API_ANON, 404, 201, 403, 403), "save held trace", method=POST,
+      args=pk_of("trace_held"), data=trace_body, fmt=JSON),
+    C("api:item-trace",           (API_ANON, 404, 404, 403, 403), "save trace not assigned", method=POST,
+      args=pk_of("trace_free"), data=trace_body, fmt=JSON),
+    C("api:item-trace",           (API_ANON, 404, 404, 404, 404), "save other project", method=POST,
+      args=foreign, data=trace_body, fmt=JSON),
+    C("api:item-checklist",       (API_ANON, 404, 200, 200, 200), "held step", args=pk_of("step_held")),
+    C("api:item-checklist",       (API_ANON, 404, 404, 200, 200), "step not assigned",
+      args=pk_of("step_free")),
+    C("api:item-checklist",       (API_ANON, 404, 404, 404, 404), "pair item", args=held),
+    C("api:item-checklist",       (API_ANON, 404, 404, 404, 404), "other project", args=foreign),
+    C("api:item-checklist",       (API_ANON, 404, 201, 403, 403), "edit held step", method=POST,
+      args=pk_of("step_held"), data=checklist_api_body, fmt=JSON),
+    C("api:item-checklist",       (API_ANON, 404, 404, 403, 403), "edit step not assigned", method=POST,
+      args=pk_of("step_free"), data=checklist_api_body, fmt=JSON),
+    C("api:item-checklist",       (API_ANON, 404, 404, 404, 404), "edit other project", method=POST,
+      args=foreign, data=checklist_api_body, fmt=JSON),
 ]
 # fmt: on
 
 
 def extend_world(w) -> None:
-    """`step_held`: a step item the matrix's annotator holds; `step_free`: one nobody holds."""
+    """`step_held` / `trace_held`: items of those kinds the matrix's annotator holds;
+    `step_free` / `trace_free`: ones nobody holds."""
     from annotation.models import ItemKind
     from tests.api.factories import AssignmentFactory
     from tests.factories import PairItemFactory
@@ -141,3 +183,11 @@ def extend_world(w) -> None:
         for _ in range(2)
     )
     AssignmentFactory(item=w.step_held, annotator=w.users["annotator"])
+    # `trace_held` / `trace_free`: trace items (one tool step each), held by the annotator or not.
+    w.trace_held, w.trace_free = (
+        PairItemFactory(
+            project=w.project, kind=ItemKind.TRACE, trajectory_second=None, gold={"reference_answer": "42"}
+        )
+        for _ in range(2)
+    )
+    AssignmentFactory(item=w.trace_held, annotator=w.users["annotator"])

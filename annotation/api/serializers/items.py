@@ -12,6 +12,10 @@ from rest_framework import serializers
 
 from annotation.labels import LETTERS
 from annotation.models import Assignment, Item, ItemKind, ItemState, Task, ToolEnv, Trajectory
+from annotation.rendering.query import candidates_of as query_candidates
+from annotation.rendering.query import query_order
+from annotation.rendering.step.view import candidate_order
+from annotation.rendering.step.view import candidates_of as step_candidates
 
 from .annotations import AnnotationSerializer
 
@@ -150,6 +154,7 @@ class BlindItemSerializer(serializers.Serializer):
     task = BlindTaskSerializer(allow_null=True)
     display_order = serializers.SerializerMethodField()
     candidates = serializers.SerializerMethodField()
+    options = serializers.SerializerMethodField()
     trace = serializers.SerializerMethodField()
     payload = serializers.SerializerMethodField()
     critical_tags = serializers.SerializerMethodField()
@@ -176,6 +181,27 @@ class BlindItemSerializer(serializers.Serializer):
         ]
         return CandidateSerializer(sides, many=True).data
 
+    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    def get_options(self, item: Item) -> list[dict]:
+        """Step and query items: the candidates in this annotator's order (as their page shows
+        them), numbered `n` from 1. Labels name them canonically: a step candidate by `id`, a
+        query candidate by `index` (its place in the record)."""
+        annotator_id = self.context.get("annotator_id")
+        if item.kind == ItemKind.STEP:
+            by_id = {str(c.get("id")): c for c in step_candidates(item)}
+            order = candidate_order(item=item, annotator_id=annotator_id)
+            return [
+                {"n": n, "id": cid, **blind_payload({k: v for k, v in by_id[cid].items() if k != "id"})}
+                for n, cid in enumerate(order, 1)
+            ]
+        if item.kind == ItemKind.QUERY:
+            annotation = self.context.get("annotation")
+            saved = annotation.display_order if annotation is not None else None
+            texts = query_candidates(item)
+            order = query_order(item=item, annotator_id=annotator_id, saved=saved)
+            return [{"n": n, "index": int(i), "text": texts[int(i)]} for n, i in enumerate(order, 1)]
+        return []
+
     @extend_schema_field(serializers.DictField(allow_null=True))
     def get_trace(self, item: Item) -> dict | None:
         """Traces: the messages under correction (their source stays hidden)."""
@@ -188,7 +214,12 @@ class BlindItemSerializer(serializers.Serializer):
 
     @extend_schema_field(OpenApiTypes.OBJECT)
     def get_payload(self, item: Item) -> dict:
-        return blind_payload(item.payload)
+        """Without the gold and sources; step and query candidates are in `options` instead, in
+        the annotator's order (the stored order could tell the reference apart)."""
+        payload = blind_payload(item.payload if isinstance(item.payload, dict) else {})
+        if item.kind in (ItemKind.STEP, ItemKind.QUERY):
+            payload.pop("candidates", None)
+        return payload
 
     @extend_schema_field(serializers.ListField(child=serializers.CharField()))
     def get_critical_tags(self, item: Item) -> list[str]:

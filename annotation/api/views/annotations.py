@@ -13,6 +13,8 @@ from rest_framework.response import Response
 from annotation import selectors
 from annotation.labels import errors_to_seen, label_from_seen
 from annotation.models import Annotation, Assignment, Item, ItemKind
+from annotation.rendering.query import query_order
+from annotation.rendering.step.view import candidate_order
 from annotation.services.annotations import SubmitError, annotation_edit, annotation_submit
 
 from ..serializers import (
@@ -26,6 +28,13 @@ from ..serializers import (
 from .base import Conflict, ReadAnyWriteAnnotator
 
 NOT_ASSIGNED = "This item is not assigned to you; take it from the queue."
+# Trace labels carry the page's checks and may create a corrected trace version: one way in.
+TRACE_ELSEWHERE = "Trace labels are saved at items/<id>/trace/ (api:item-trace), as on the trace page."
+
+
+def refuse_trace(item: Item) -> None:
+    if item.kind == ItemKind.TRACE:
+        raise ValidationError({"label": [TRACE_ELSEWHERE]})
 
 
 def canonical_label(*, item: Item, data: dict, order: list[str] | None) -> dict:
@@ -44,6 +53,16 @@ def submit_error_response(exc: SubmitError, *, field: str, order: list[str] | No
         detail = "The label is not valid: " + "; ".join(f"{k}: {v}" for k, v in errors.items())
         return Response({"detail": detail, field: errors}, status=exc.status)
     return Response({"detail": str(exc)}, status=exc.status)
+
+
+def shown_order(*, item: Item, annotator) -> list[str] | None:
+    """Step and query items: the candidate order the annotator was shown (item-detail `options`,
+    as on their page), kept with the label for blinding audits; None for the other kinds."""
+    if item.kind == ItemKind.STEP:
+        return candidate_order(item=item, annotator_id=annotator.pk)
+    if item.kind == ItemKind.QUERY:
+        return query_order(item=item, annotator_id=annotator.pk)
+    return None
 
 
 def label_field(data: dict) -> str:
@@ -75,6 +94,8 @@ class AnnotationListView(ReadAnyWriteAnnotator, generics.ListAPIView):
         summary="Submit a label for an item assigned to me.",
         description=(
             "Send `label` (canonical: first/second/tie) or `label_seen` (pairs, as seen: A/B/tie). "
+            "Step labels name candidates by `id`, query labels by record `index` (see the item's "
+            "`options`); trace labels go to items/<id>/trace/. "
             "A repeat with the same `client_id` answers 200 with the label already stored."
         ),
         tags=["annotations"],
@@ -97,6 +118,7 @@ class AnnotationListView(ReadAnyWriteAnnotator, generics.ListAPIView):
         assignment = Assignment.objects.filter(item=item, annotator=request.user).first()
         if assignment is None:
             raise Conflict(NOT_ASSIGNED)
+        refuse_trace(item)
         order = assignment.display_order
         label = canonical_label(item=item, data=data, order=order)
         try:
@@ -108,6 +130,7 @@ class AnnotationListView(ReadAnyWriteAnnotator, generics.ListAPIView):
                 rationale=data["rationale"],
                 seconds_spent=data["seconds_spent"],
                 flagged=data["flagged"],
+                display_order=shown_order(item=item, annotator=request.user),
             )
         except SubmitError as exc:
             return submit_error_response(exc, field=label_field(data), order=order)
@@ -148,6 +171,7 @@ class AnnotationDetailView(ReadAnyWriteAnnotator, generics.RetrieveAPIView):
     )
     def patch(self, request: Request, slug: str, annotation_id: int) -> Response:
         annotation = self.get_object()
+        refuse_trace(annotation.item)
         form = AnnotationEditSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data

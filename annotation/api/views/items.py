@@ -34,7 +34,12 @@ def blind_item(item: Item, annotator) -> dict | None:
     if annotation is None and not holds:
         return None
     order = (annotation.display_order if annotation else None) or assignment.display_order
-    context = {"order": order, "assignment": assignment, "annotation": annotation}
+    context = {
+        "order": order,
+        "assignment": assignment,
+        "annotation": annotation,
+        "annotator_id": annotator.pk,
+    }
     return BlindItemSerializer(item, context=context).data
 
 
