@@ -63,6 +63,23 @@ def hostile(field: str) -> str:
     return f"[{field}] {HOSTILE_SCRIPT} {HOSTILE_IMG} {HOSTILE_TEMPLATE}"
 
 
+def hostile_members(project) -> list:
+    """Two annotators (h0, h1) and a reviewer (hrev) for a hostile-content test; the annotators."""
+    from annotation.models import Role
+    from tests.factories import MembershipFactory
+
+    users = [MembershipFactory(project=project, user__username=f"h{n}").user for n in range(2)]
+    MembershipFactory(project=project, role=Role.REVIEWER, user__username="hrev")
+    return users
+
+
+def collect_dialogs(page) -> list[str]:
+    """Messages of any alert/confirm the page opens (dismissed): a hostile test wants none."""
+    dialogs: list[str] = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    return dialogs
+
+
 def switch_user(page, username: str) -> None:
     # Leave the page first: a request still in flight would set the old user's cookies again.
     page.goto("about:blank")

@@ -9,10 +9,12 @@ from annotation.models import Item, ItemState, Role
 from tests.annotation.import_helpers import fixture_lines, run, write_jsonl
 from tests.e2e.conftest import (
     assert_hostile_shown_as_text,
+    collect_dialogs,
     export_in_browser,
     exported_records,
     focus_page,
     hostile,
+    hostile_members,
     open_adjudication,
     open_next,
     submit_label,
@@ -153,11 +155,9 @@ def test_pca_hostile_content_is_text_on_labeling_and_adjudication_pages(page, tm
     }
     line["output"] = {"model": hostile("model"), "text": hostile("output") + " Final action: Keep driving"}
     assert run(project, write_jsonl(tmp_path / "pca.jsonl", [line]), media_dir=SHARED_FIXTURES / "media").ok
-    users = [MembershipFactory(project=project, user__username=f"h{n}").user for n in range(2)]
-    MembershipFactory(project=project, role=Role.REVIEWER, user__username="hrev")
+    users = hostile_members(project)
     fields = ["question", "context", "reason", "candidate", "concept", "output"]
-    dialogs: list[str] = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    dialogs = collect_dialogs(page)
 
     switch_user(page, "h0")
     item_id = open_next(page, project.slug)

@@ -13,10 +13,12 @@ from annotation.models import Item, ItemState, Role
 from tests.annotation.import_helpers import run, write_jsonl
 from tests.e2e.conftest import (
     assert_hostile_shown_as_text,
+    collect_dialogs,
     export_in_browser,
     exported_records,
     focus_page,
     hostile,
+    hostile_members,
     open_adjudication,
     open_next,
     submit_label,
@@ -126,11 +128,9 @@ def test_query_hostile_content_is_text_on_labeling_and_adjudication_pages(page, 
     env, line = (json.loads(raw) for raw in QUERIES.read_text().splitlines()[:2])
     line["candidates"] = [hostile(f"candidate-{n}") for n in range(3)]
     assert run(project, write_jsonl(tmp_path / "q.jsonl", [env, line]), media_dir=FIXTURES / "media").ok
-    users = [MembershipFactory(project=project, user__username=f"h{n}").user for n in range(2)]
-    MembershipFactory(project=project, role=Role.REVIEWER, user__username="hrev")
+    users = hostile_members(project)
     fields = [f"candidate-{n}" for n in range(3)]
-    dialogs: list[str] = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    dialogs = collect_dialogs(page)
 
     switch_user(page, "h0")
     item_id = open_next(page, project.slug)

@@ -10,10 +10,12 @@ from annotation.models import Item, ItemState, Role
 from tests.annotation.import_helpers import fixture_lines, run, write_jsonl
 from tests.e2e.conftest import (
     assert_hostile_shown_as_text,
+    collect_dialogs,
     export_in_browser,
     exported_records,
     focus_page,
     hostile,
+    hostile_members,
     open_adjudication,
     open_next,
     submit_label,
@@ -184,8 +186,7 @@ def hostile_step(tmp_path):
 def test_step_hostile_content_is_text_on_labeling_and_adjudication_pages(page, tmp_path):
     project = ProjectFactory(slug="step-hostile-flow", kind="step", overlap=2)
     assert run(project, hostile_step(tmp_path), media_dir=SHARED_FIXTURES / "media").ok
-    users = [MembershipFactory(project=project, user__username=f"h{n}").user for n in range(2)]
-    MembershipFactory(project=project, role=Role.REVIEWER, user__username="hrev")
+    users = hostile_members(project)
     fields = [
         "task",
         "axtree",
@@ -195,8 +196,7 @@ def test_step_hostile_content_is_text_on_labeling_and_adjudication_pages(page, t
         *[f"thought-{n}" for n in range(3)],
         *[f"argument-{n}" for n in range(3)],
     ]
-    dialogs: list[str] = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    dialogs = collect_dialogs(page)
 
     switch_user(page, "h0")
     item_id = open_next(page, project.slug)

@@ -13,10 +13,12 @@ from annotation.models import Annotation, Item, ItemState, Role, Trajectory
 from tests.annotation.import_helpers import fixture_lines, run, write_jsonl
 from tests.e2e.conftest import (
     assert_hostile_shown_as_text,
+    collect_dialogs,
     export_in_browser,
     exported_records,
     focus_page,
     hostile,
+    hostile_members,
     open_adjudication,
     open_next,
     submit_label,
@@ -209,16 +211,14 @@ def hostile_trace(tmp_path):
 def test_trace_hostile_content_is_text_on_labeling_and_adjudication_pages(page, tmp_path):
     project = ProjectFactory(slug="trace-hostile-flow", kind="trace", overlap=2)
     assert run(project, hostile_trace(tmp_path), media_dir=SHARED_FIXTURES / "media").ok
-    users = [MembershipFactory(project=project, user__username=f"h{n}").user for n in range(2)]
-    MembershipFactory(project=project, role=Role.REVIEWER, user__username="hrev")
+    users = hostile_members(project)
     fields = [
         "query",
         *[f"{name}-{n}" for name in ("task", "thought", "output", "argument") for n in range(2)],
         "answer",
         "justification",
     ]
-    dialogs: list[str] = []
-    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    dialogs = collect_dialogs(page)
 
     switch_user(page, "h0")
     item_id = open_next(page, project.slug)
