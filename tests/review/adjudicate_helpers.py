@@ -98,3 +98,14 @@ def api_decide(item: Item, user, label: dict, reason: str = "settled over the AP
     return api.post(
         path, {"decision": "label", "label": label, "reason": reason, "state_token": token}, format="json"
     )
+
+
+def assert_refused_unchanged(response, item: Item, message: str) -> str:
+    """A bad settled label: 400 with `message`, the item still in adjudication with nothing
+    settled. Returns the page, for more checks."""
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert message in html
+    item.refresh_from_db()
+    assert (item.state, item.settled_label) == (ItemState.ADJUDICATION, {})
+    return html

@@ -13,6 +13,7 @@ from tests.factories import MembershipFactory
 from tests.review.adjudicate_helpers import (
     XSS,
     api_decide,
+    assert_refused_unchanged,
     imported_item,
     in_adjudication,
     reviewer_client,
@@ -121,11 +122,7 @@ def test_composed_scores_settle_the_item_verified(client, page, item):
     ],
 )
 def test_invalid_scores_are_refused_and_change_nothing(client, page, item, fields, message):
-    response = settle(client, item, page, **fields)
-    assert response.status_code == 400
-    assert message in response.content.decode()
-    item.refresh_from_db()
-    assert (item.state, item.settled_label) == (ItemState.ADJUDICATION, {})
+    assert_refused_unchanged(settle(client, item, page, **fields), item, message)
     assert not Adjudication.objects.exists()
 
 

@@ -14,6 +14,7 @@ from tests.factories import MembershipFactory
 from tests.review.adjudicate_helpers import (
     XSS,
     api_decide,
+    assert_refused_unchanged,
     in_adjudication,
     query_item,
     reviewer_client,
@@ -117,11 +118,7 @@ def test_rejecting_all_needs_a_reason(client, page, item):
     ],
 )
 def test_bad_choices_are_refused_and_change_nothing(client, page, item, fields, message):
-    response = settle(client, item, page, **fields)
-    assert response.status_code == 400
-    assert message in response.content.decode()
-    item.refresh_from_db()
-    assert (item.state, item.settled_label) == (ItemState.ADJUDICATION, {})
+    assert_refused_unchanged(settle(client, item, page, **fields), item, message)
 
 
 def test_api_accepts_query_labels(item, reviewer):

@@ -12,6 +12,7 @@ from review.models import Adjudication, AuditLog
 from tests.factories import MembershipFactory
 from tests.review.adjudicate_helpers import (
     XSS,
+    assert_refused_unchanged,
     imported_item,
     in_adjudication,
     reviewer_client,
@@ -113,13 +114,8 @@ def test_composed_label_settles_the_item_verified(client, page, item):
     ],
 )
 def test_invalid_label_is_refused_and_changes_nothing(client, page, item, fields, message):
-    response = settle(client, item, page, **fields)
-    assert response.status_code == 400
-    html = response.content.decode()
-    assert message in html and "Nothing was changed" in html
-    assert 'id="adjudicate-form"' in html
-    item.refresh_from_db()
-    assert (item.state, item.settled_label) == (ItemState.ADJUDICATION, {})
+    html = assert_refused_unchanged(settle(client, item, page, **fields), item, message)
+    assert "Nothing was changed" in html and 'id="adjudicate-form"' in html
     assert not Adjudication.objects.exists()
 
 

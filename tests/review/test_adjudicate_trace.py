@@ -14,6 +14,7 @@ from tests.factories import MembershipFactory
 from tests.review.adjudicate_helpers import (
     XSS,
     api_decide,
+    assert_refused_unchanged,
     correction,
     imported_item,
     reviewer_client,
@@ -155,11 +156,7 @@ def test_correct_as_is_and_discard_verdicts(client, page, item):
     ],
 )
 def test_bad_outcomes_are_refused_and_change_nothing(client, page, item, fields, message):
-    response = settle(client, item, page, **fields)
-    assert response.status_code == 400
-    assert message in response.content.decode()
-    item.refresh_from_db()
-    assert (item.state, item.settled_label) == (ItemState.ADJUDICATION, {})
+    assert_refused_unchanged(settle(client, item, page, **fields), item, message)
 
 
 def test_api_refuses_a_trajectory_of_another_item(item, reviewer):
